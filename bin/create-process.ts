@@ -1,0 +1,286 @@
+import { randomBytes } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { FastifyInstance, FastifyRequest, FastifyServerOptions } from 'fastify'
+import type { GraphQLError } from 'graphql'
+import mercurius from 'mercurius'
+import { createGateway, type Gateway, type SubgraphEndpoint } from '../gateway/index.js'
+import { createCredentialStore, type CredentialStore } from '../platform/auth/credential-store.js'
+import { createSecretBox, type SecretBox } from '../platform/auth/secrets.js'
+import type { PlatformConfig } from '../platform/config.js'
+import { ConfigError } from '../platform/config.js'
+import { createDatabase, type Database } from '../platform/db/database.js'
+import { applyMigrations, type MigrationSet } from '../platform/db/migrate.js'
+import { defineErrors } from '../platform/errors.js'
+import { createEventBus, type EventBus } from '../platform/events/event-bus.js'
+import { PrismaClient as PlatformPrisma } from '../platform/generated/prisma/client.js'
+import type { Subgraph } from '../platform/graphql/subgraph.js'
+import { createHttpApp } from '../platform/http/create-http-app.js'
+import { installRestEdge } from '../platform/http/rest-edge.js'
+import { registerTokenRoute } from '../platform/http/token-route.js'
+import { routeUpgrades } from '../platform/http/route-upgrades.js'
+import { createJobRunner, type JobRunner } from '../platform/jobs/job-runner.js'
+import { createMemoryRateLimitStore, createPostgresRateLimitStore, createRateLimiter } from '../platform/rate-limit/rate-limiter.js'
+import type { ServiceInstance } from '../platform/service-module.js'
+import { STANDARD_ERRORS, STANDARD_ROLES, standardErrorBody } from '../platform/standard-errors.js'
+import { SERVICES } from './services.js'
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+
+/** Which part of Tessera this process runs. */
+export type ProcessMode =
+  | { kind: 'all' }
+  | { kind: 'service'; service: string }
+  | { kind: 'gateway'; subgraphUrls: Record<string, string> }
+
+/** Options of a Tessera process. */
+export interface ProcessOptions {
+  mode: ProcessMode
+  config: PlatformConfig
+  env?: NodeJS.ProcessEnv
+  /** Fastify logger options; pino at config.logLevel by default. */
+  logger?: FastifyServerOptions['logger']
+  /** An already open database (tests hand in a PGlite made from a snapshot). */
+  database?: Database
+  /** Where the one-time development credentials are printed (stdout by default). */
+  announce?: (text: string) => void
+}
+
+/** The platform migrations, applied before any service's. */
+export const PLATFORM_MIGRATIONS: MigrationSet = { schema: 'platform', dir: path.join(root, 'platform/prisma/migrations') }
+
+/** Every migration set, platform first. */
+export function allMigrations(services: readonly string[] = Object.keys(SERVICES)): MigrationSet[] {
+  return [PLATFORM_MIGRATIONS, ...services.map((s) => SERVICES[s]!.module.migrations)]
+}
+
+/**
+ * Builds one Tessera process: everything (embedded default), one service with its REST
+ * adapter and subgraph server, or the gateway alone over subgraph URLs. The returned app is
+ * ready to `listen`; `close` shuts it down gracefully (in-flight requests finish, running
+ * jobs finish or are left to be retried, subscriptions end, the database closes last).
+ */
+export async function createTesseraProcess(options: ProcessOptions) {
+  const { config, mode } = options
+  const env = options.env ?? process.env
+  const announce = options.announce ?? ((text: string) => process.stdout.write(`${text}\n`))
+  const cleanups: Array<() => Promise<void>> = []
+  const closeAll = async () => {
+    for (const cleanup of cleanups.reverse().splice(0)) await cleanup().catch(() => {})
+  }
+
+  try {
+    const serviceNames = mode.kind === 'all' ? Object.keys(SERVICES) : mode.kind === 'service' ? [mode.service] : []
+    for (const name of serviceNames) if (!SERVICES[name]) throw new ConfigError(`Unknown service "${name}"; known: ${Object.keys(SERVICES).join(', ')}`)
+
+    // --- Data ----------------------------------------------------------------------------
+    let db: Database | undefined = options.database
+    if (!db && (mode.kind !== 'gateway' || config.databaseUrl)) {
+      if (!config.databaseUrl) await lockDataDir(config.dataDir, cleanups)
+      db = config.databaseUrl
+        ? await createDatabase({ kind: 'postgres', url: config.databaseUrl })
+        : await createDatabase({ kind: 'embedded', dataDir: config.dataDir })
+      const opened = db
+      cleanups.push(() => opened.close())
+    }
+    if (db && mode.kind !== 'gateway') await applyMigrations(db, allMigrations(serviceNames))
+
+    const limiter = createRateLimiter({
+      store: db?.handle.kind === 'postgres' ? createPostgresRateLimitStore(db) : createMemoryRateLimitStore(),
+      max: config.rateLimit.max,
+      windowSeconds: config.rateLimit.windowSeconds,
+    })
+
+    let jobs: JobRunner | undefined
+    let events: EventBus | undefined
+    let credentials: CredentialStore | undefined
+    const services: Record<string, ServiceInstance<unknown>> = {}
+
+    const app = createHttpApp({
+      logger: options.logger ?? {
+        level: config.logLevel,
+        redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'],
+      },
+      bodyLimit: config.bodyLimit,
+      readiness: async () => {
+        if (db) await db.query('SELECT 1')
+        return !jobs || jobs.isRunning
+      },
+    })
+    cleanups.push(() => app.close())
+
+    if (db && mode.kind !== 'gateway') {
+      const platformPrisma = new PlatformPrisma(db.prismaOptions())
+      cleanups.push(() => platformPrisma.$disconnect())
+      credentials = createCredentialStore(platformPrisma, { tokenTtlSeconds: config.tokenTtlSeconds })
+      await bootstrapCredentials(credentials, config, announce)
+      const secrets = await loadSecretBox(config, db)
+      events = await createEventBus(db, { onError: (error) => app.log.error({ err: error }, 'event bus') })
+      const bus = events
+      cleanups.push(() => bus.close())
+      jobs = createJobRunner(db, { onError: (error) => app.log.error({ err: error }, 'job runner') })
+
+      for (const name of serviceNames) {
+        const entry = SERVICES[name]!
+        const instance = await entry.module.create({ db, jobs, events, credentials, limiter, logger: app.log, env, secrets })
+        services[name] = instance
+        cleanups.push(() => instance.close())
+        const store = credentials
+        await app.register(entry.rest, { domain: instance.domain as never, verify: (c) => store.verify(c), limiter })
+      }
+
+      // The OAuth 2.0 token endpoint for the development client and any client created with
+      // `tessera clients create`; interfaces whose documents name a token path add their own.
+      const store = credentials
+      await app.register(async (scope) => {
+        installRestEdge(scope, {
+          errors: defineErrors(STANDARD_ERRORS, STANDARD_ROLES),
+          errorBody: (error, request) => standardErrorBody(error, request.id),
+          verify: (c) => store.verify(c),
+          limiter,
+        })
+        await registerTokenRoute(scope, { path: '/oauth/token', store })
+      })
+    }
+
+    // --- GraphQL -------------------------------------------------------------------------
+    let gateway: Gateway | undefined
+    if (mode.kind === 'service') {
+      await serveSubgraph(app, services[mode.service]!.subgraph)
+    } else {
+      const endpoints: Record<string, SubgraphEndpoint> = {}
+      if (mode.kind === 'all') {
+        for (const [name, instance] of Object.entries(services)) endpoints[name] = { kind: 'local', subgraph: instance.subgraph }
+      } else {
+        for (const [name, url] of Object.entries(mode.subgraphUrls)) endpoints[name] = { kind: 'remote', url, wsUrl: url.replace(/^http/, 'ws') }
+      }
+      gateway = await createGateway({
+        supergraphSdl: await readFile(path.join(root, 'schema/supergraph.graphql'), 'utf8'),
+        endpoints,
+        introspection: config.gateway.introspection,
+        maxDepth: config.gateway.maxDepth,
+        maxCost: config.gateway.maxCost,
+        limiter,
+        metrics: app.metrics,
+        logger: app.log,
+      })
+      const gw = gateway
+      await gw.register(app)
+      routeUpgrades(app.server, { '/graphql': (req, socket, head) => gw.handleUpgrade(req, socket, head, (ws) => gw.wss.emit('connection', ws, req)) })
+      // Runs before app.close() (cleanups run in reverse), so open subscriptions end first.
+      cleanups.push(() => gw.stop())
+    }
+
+    if (jobs) {
+      const runner = jobs
+      await runner.start()
+      cleanups.push(() => runner.stop(config.shutdownGraceMs))
+    }
+
+    return {
+      app,
+      db,
+      credentials,
+      services,
+      gateway,
+      /** Listens on config.host:config.port; returns the base URL. */
+      async listen(): Promise<string> {
+        return app.listen({ host: config.host, port: config.port })
+      },
+      /** Graceful shutdown, in reverse order of start. */
+      close: closeAll,
+    }
+  } catch (error) {
+    await closeAll()
+    throw error
+  }
+}
+
+/** A running Tessera process. */
+export type TesseraProcess = Awaited<ReturnType<typeof createTesseraProcess>>
+
+// Split mode: the service's subgraph at /graphql over HTTP and graphql-ws (mercurius), with
+// the same context factory the embedded gateway uses in-process.
+async function serveSubgraph(app: FastifyInstance, subgraph: Subgraph) {
+  await app.register(mercurius, {
+    schema: subgraph.schema,
+    path: '/graphql',
+    graphiql: false,
+    context: (request: FastifyRequest) => subgraph.createContext({ ...request.headers, 'x-request-id': request.id }),
+    subscription: {
+      onConnect: async ({ payload }: { payload?: Record<string, unknown> }) => {
+        const headers = Object.fromEntries(Object.entries(payload ?? {}).map(([k, v]) => [k.toLowerCase(), typeof v === 'string' ? v : undefined]))
+        return { ...(await subgraph.createContext(headers)) }
+      },
+    },
+    // Coded errors keep their extensions; anything else is masked. Always 200 with the
+    // errors in the body, as the gateway expects of a subgraph.
+    errorFormatter: (execution: { data?: unknown; errors?: readonly GraphQLError[] }, context: unknown) => {
+      const requestId = (context as { requestId?: string } | undefined)?.requestId
+      return {
+        statusCode: 200,
+        response: { data: execution.data ?? null, errors: execution.errors?.map((e) => subgraph.formatError(e, requestId)) },
+      }
+    },
+  } as never)
+}
+
+async function bootstrapCredentials(store: CredentialStore, config: PlatformConfig, announce: (text: string) => void) {
+  if (!(await store.isEmpty())) return
+  const { apiKey, clientId, clientSecret } = config.bootstrap
+  const key = await store.createApiKey({ name: 'development', scopes: ['*'], key: apiKey })
+  const client = await store.createClient({ name: 'development', scopes: ['*'], clientId, clientSecret })
+  if (apiKey && clientId) {
+    announce('Tessera: registered TESSERA_API_KEY and TESSERA_CLIENT_ID/SECRET as the development credentials (all scopes).')
+    return
+  }
+  announce(
+    [
+      '',
+      'Tessera development credentials — shown once, stored only as hashes:',
+      `  API key        ${apiKey ? '(TESSERA_API_KEY)' : key.key}`,
+      `  OAuth client   ${client.clientId}`,
+      `  client secret  ${clientId ? '(TESSERA_CLIENT_SECRET)' : client.clientSecret}`,
+      '  Use the key as "Authorization: Bearer <key>", or get a token with POST /oauth/token',
+      '  (grant_type=client_credentials). Manage credentials with `npm run keys -- --help`.',
+      '',
+    ].join('\n'),
+  )
+}
+
+// Embedded mode keeps a generated key beside the data; a server database needs the key
+// given explicitly, or secrets written by one replica could not be read by another.
+async function loadSecretBox(config: PlatformConfig, db: Database): Promise<SecretBox> {
+  if (config.secretKeyHex) return createSecretBox(Buffer.from(config.secretKeyHex, 'hex'))
+  if (db.handle.kind === 'postgres') {
+    throw new ConfigError('Invalid configuration:\n  TESSERA_SECRET_KEY: required with DATABASE_URL (64 hex characters; e.g. `openssl rand -hex 32`)')
+  }
+  const file = path.resolve(config.dataDir, 'secret.key')
+  if (!existsSync(file)) await writeFile(file, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' })
+  return createSecretBox(Buffer.from((await readFile(file, 'utf8')).trim(), 'hex'))
+}
+
+// A PGlite folder may be opened by one process only; a second one would corrupt it.
+async function lockDataDir(dataDir: string, cleanups: Array<() => Promise<void>>) {
+  await mkdir(dataDir, { recursive: true })
+  const lock = path.resolve(dataDir, 'tessera.pid')
+  if (existsSync(lock)) {
+    const pid = Number((await readFile(lock, 'utf8')).trim())
+    if (pid && pid !== process.pid && isAlive(pid)) {
+      throw new ConfigError(`DATA_DIR ${dataDir} is in use by process ${pid}; stop it first or use another DATA_DIR`)
+    }
+  }
+  await writeFile(lock, String(process.pid))
+  cleanups.push(() => rm(lock, { force: true }))
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}

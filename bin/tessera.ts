@@ -1,0 +1,182 @@
+// The Tessera command line.
+//   tessera start                         everything in one process (embedded database by default)
+//   tessera start --service <name>        one service: its REST adapter and subgraph
+//   tessera start --gateway --subgraph <name>=<url> …   the gateway alone
+//   tessera migrate                       apply migrations and exit
+//   tessera keys create|list|revoke …     API keys
+//   tessera clients create|list|revoke …  OAuth clients
+import { parseArgs } from 'node:util'
+import { PrismaClient as PlatformPrisma } from '../platform/generated/prisma/client.js'
+import { createCredentialStore, CredentialError } from '../platform/auth/credential-store.js'
+import { ConfigError, loadPlatformConfig, type PlatformConfig } from '../platform/config.js'
+import { createDatabase, type Database } from '../platform/db/database.js'
+import { applyMigrations } from '../platform/db/migrate.js'
+import { allMigrations, createTesseraProcess, type ProcessMode } from './create-process.js'
+import { SERVICES } from './services.js'
+
+const HELP = `Usage: tessera <command> [options]
+
+Commands:
+  start                              run everything on one port (PORT, default 4000)
+  start --service <name>             run one service (${Object.keys(SERVICES).join(', ')})
+  start --gateway --subgraph <name>=<url> [--subgraph …]
+                                     run the gateway over subgraph URLs
+                                     (or TESSERA_SUBGRAPH_<NAME>_URL variables)
+  migrate                            apply database migrations and exit
+  keys create --name <n> --scopes <s,…>   create an API key (printed once)
+  keys list | keys revoke <id>
+  clients create --name <n> --scopes <s,…> [--client-id <id>]
+  clients list | clients revoke <client_id>
+
+Scopes: "*" (everything), "<service>:*", or "<service>:read" / "<service>:write".
+Environment: PORT, HOST, DATA_DIR, DATABASE_URL, LOG_LEVEL and TESSERA_* (see README).`
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      service: { type: 'string' },
+      gateway: { type: 'boolean' },
+      subgraph: { type: 'string', multiple: true },
+      name: { type: 'string' },
+      scopes: { type: 'string' },
+      'client-id': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  })
+  const [command, sub, arg] = positionals
+  if (values.help || !command) {
+    console.log(HELP)
+    return command || values.help ? 0 : 1
+  }
+  const config = loadPlatformConfig()
+  switch (command) {
+    case 'start':
+      return start(config, modeFrom(values))
+    case 'migrate':
+      return withDatabase(config, async (db) => {
+        for (const report of await applyMigrations(db, allMigrations())) {
+          console.log(`${report.schema}: ${report.applied.length ? `applied ${report.applied.join(', ')}` : 'up to date'}`)
+        }
+      })
+    case 'keys':
+    case 'clients':
+      return withDatabase(config, async (db) => {
+        await applyMigrations(db, allMigrations())
+        const prisma = new PlatformPrisma(db.prismaOptions())
+        try {
+          await manageCredentials(createCredentialStore(prisma, { tokenTtlSeconds: config.tokenTtlSeconds }), command, sub, arg, values)
+        } finally {
+          await prisma.$disconnect()
+        }
+      })
+    default:
+      console.error(`Unknown command "${command}"\n\n${HELP}`)
+      return 1
+  }
+}
+
+function modeFrom(values: { service?: string; gateway?: boolean; subgraph?: string[] }): ProcessMode {
+  if (values.service && values.gateway) throw new ConfigError('Choose --service or --gateway, not both')
+  if (values.service) return { kind: 'service', service: values.service }
+  if (!values.gateway) return { kind: 'all' }
+  const subgraphUrls: Record<string, string> = {}
+  for (const [key, value] of Object.entries(process.env)) {
+    const match = /^TESSERA_SUBGRAPH_([A-Z0-9_]+)_URL$/.exec(key)
+    if (match?.[1] && value) subgraphUrls[match[1].toLowerCase()] = value
+  }
+  for (const pair of values.subgraph ?? []) {
+    const [name, url] = pair.split(/=(.*)/s)
+    if (!name || !url) throw new ConfigError(`--subgraph takes <name>=<url>, got "${pair}"`)
+    subgraphUrls[name] = url
+  }
+  for (const [name, url] of Object.entries(subgraphUrls)) {
+    if (!/^https?:\/\//.test(url)) throw new ConfigError(`Subgraph ${name}: "${url}" is not an http(s) URL`)
+  }
+  if (!Object.keys(subgraphUrls).length) throw new ConfigError('The gateway needs subgraph URLs: --subgraph <name>=<url> or TESSERA_SUBGRAPH_<NAME>_URL')
+  return { kind: 'gateway', subgraphUrls }
+}
+
+async function start(config: PlatformConfig, mode: ProcessMode): Promise<number> {
+  const tessera = await createTesseraProcess({ mode, config })
+  const address = await tessera.listen()
+  const what = mode.kind === 'all' ? 'Tessera' : mode.kind === 'service' ? `Tessera service ${mode.service}` : 'Tessera gateway'
+  console.log(`${what} listening on ${address}${mode.kind === 'service' ? ' (REST and /graphql subgraph)' : ' (GraphQL at /graphql)'}`)
+  await new Promise<void>((resolve) => {
+    let stopping = false
+    const stop = (signal: string) => {
+      if (stopping) {
+        console.log('Forced exit')
+        process.exit(1)
+      }
+      stopping = true
+      console.log(`${signal}: shutting down (in-flight requests and jobs finish; press Ctrl-C again to force)`)
+      const timer = setTimeout(() => {
+        console.error('Shutdown took too long; exiting')
+        process.exit(1)
+      }, config.shutdownGraceMs + 5000)
+      timer.unref()
+      tessera.close().then(resolve, (error: unknown) => {
+        console.error(error)
+        resolve()
+      })
+    }
+    process.on('SIGINT', () => stop('SIGINT'))
+    process.on('SIGTERM', () => stop('SIGTERM'))
+  })
+  return 0
+}
+
+async function withDatabase(config: PlatformConfig, work: (db: Database) => Promise<void>): Promise<number> {
+  const db = config.databaseUrl
+    ? await createDatabase({ kind: 'postgres', url: config.databaseUrl })
+    : await createDatabase({ kind: 'embedded', dataDir: config.dataDir })
+  try {
+    await work(db)
+    return 0
+  } finally {
+    await db.close()
+  }
+}
+
+async function manageCredentials(
+  store: ReturnType<typeof createCredentialStore>,
+  kind: 'keys' | 'clients',
+  action: string | undefined,
+  arg: string | undefined,
+  values: { name?: string; scopes?: string; 'client-id'?: string },
+) {
+  const scopes = (values.scopes ?? '').split(/[\s,]+/).filter(Boolean)
+  if (kind === 'keys') {
+    if (action === 'create') {
+      const { key, info } = await store.createApiKey({ name: values.name ?? '', scopes })
+      console.log(`API key ${info.id} (${info.scopes.join(' ')})\n  ${key}\nStore it now: it is not shown again.`)
+    } else if (action === 'list') {
+      for (const k of await store.listApiKeys()) console.log(`${k.id}  ${k.prefix}…  ${k.name}  [${k.scopes.join(' ')}]${k.revokedAt ? '  revoked' : ''}`)
+    } else if (action === 'revoke' && arg) {
+      console.log((await store.revokeApiKey(arg)) ? `revoked ${arg}` : `no live key ${arg}`)
+    } else throw new CredentialError('keys create --name <n> --scopes <s,…> | keys list | keys revoke <id>')
+  } else {
+    if (action === 'create') {
+      const c = await store.createClient({ name: values.name ?? '', scopes, clientId: values['client-id'] })
+      console.log(`OAuth client ${c.clientId} (${c.info.scopes.join(' ')})\n  client_secret ${c.clientSecret}\nStore it now: it is not shown again.`)
+    } else if (action === 'list') {
+      for (const c of await store.listClients()) console.log(`${c.clientId}  ${c.name}  [${c.scopes.join(' ')}]${c.revokedAt ? '  revoked' : ''}`)
+    } else if (action === 'revoke' && arg) {
+      console.log((await store.revokeClient(arg)) ? `revoked ${arg}` : `no live client ${arg}`)
+    } else throw new CredentialError('clients create --name <n> --scopes <s,…> | clients list | clients revoke <client_id>')
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof ConfigError || error instanceof CredentialError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      console.error((error as Error).message)
+      process.exit(2)
+    }
+    console.error(error)
+    process.exit(1)
+  },
+)

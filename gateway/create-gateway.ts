@@ -1,0 +1,194 @@
+import { createHash } from 'node:crypto'
+import { ApolloServer, HeaderMap, type BaseContext } from '@apollo/server'
+import {
+  ApolloGateway,
+  RemoteGraphQLDataSource,
+  type GraphQLDataSource,
+  type GraphQLDataSourceProcessOptions,
+} from '@apollo/gateway'
+import type { FastifyInstance } from 'fastify'
+import type { ExecutionResult, GraphQLSchema } from 'graphql'
+import { WebSocketServer } from 'ws'
+import { readCredential, type HeaderBag } from '../platform/auth/read-credential.js'
+import type { Metrics } from '../platform/http/metrics.js'
+import { rateLimitHeaders, type RateLimiter } from '../platform/rate-limit/rate-limiter.js'
+import { explorerPage } from './explorer-page.js'
+import { createQueryLimitsRule } from './query-limits.js'
+import { createSubscriptionServer } from './subscription-forwarder.js'
+import { subscriptionOwners } from './subscription-owners.js'
+import type { SubgraphEndpoint } from './subgraph-endpoint.js'
+
+/** Per-request context of the gateway: what it forwards to subgraphs. */
+export interface GatewayContext extends BaseContext {
+  headers: HeaderBag
+  requestId: string
+}
+
+/** Options of the gateway. */
+export interface GatewayOptions {
+  /** The composed supergraph SDL (schema/supergraph.graphql). */
+  supergraphSdl: string
+  /** How to reach each subgraph, by name. */
+  endpoints: Record<string, SubgraphEndpoint>
+  /** Allow introspection queries (the explorer needs them). */
+  introspection: boolean
+  maxDepth: number
+  maxCost: number
+  limiter: RateLimiter
+  metrics: Metrics
+  logger: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void }
+}
+
+const FORWARDED_HEADERS = ['authorization', 'x-api-key', 'x-request-id']
+
+/**
+ * The federated gateway: Apollo Server over an Apollo Gateway that plans each operation across
+ * the subgraphs, served at /graphql on a Fastify server (POST and GET, an explorer page for
+ * browsers) with graphql-ws subscriptions on the same path. Credentials are forwarded to the
+ * subgraphs, which authorize; the gateway only limits shape (depth, cost) and rate.
+ */
+export async function createGateway(options: GatewayOptions) {
+  let apiSchema: GraphQLSchema | undefined
+  const gateway = new ApolloGateway({
+    supergraphSdl: options.supergraphSdl,
+    buildService({ name, url }) {
+      const endpoint = options.endpoints[name]
+      if (!endpoint) throw new Error(`No endpoint configured for subgraph ${name} (${url ?? 'no url'})`)
+      return endpoint.kind === 'local' ? localDataSource(endpoint.subgraph) : remoteDataSource(endpoint.url)
+    },
+  })
+  gateway.onSchemaLoadOrUpdate(({ apiSchema: schema }) => {
+    apiSchema = schema
+  })
+
+  const limitsRule = createQueryLimitsRule({ maxDepth: options.maxDepth, maxCost: options.maxCost })
+  const apollo = new ApolloServer<GatewayContext>({
+    gateway,
+    introspection: options.introspection,
+    csrfPrevention: true,
+    validationRules: [limitsRule],
+    includeStacktraceInErrorResponses: false,
+    // The landing page is our own, self-contained explorer (no CDN), served by the route below.
+    plugins: [
+      {
+        async requestDidStart() {
+          return {
+            async willSendResponse({ operation, errors }) {
+              options.metrics.graphqlOperations.inc({ type: operation?.operation ?? 'unknown', outcome: errors?.length ? 'error' : 'ok' })
+            },
+          }
+        },
+      },
+    ],
+    formatError(formatted) {
+      return formatted
+    },
+  })
+  await apollo.start()
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 })
+  const subscriptions = createSubscriptionServer({
+    wss,
+    schema: () => apiSchema,
+    owners: subscriptionOwners(options.supergraphSdl),
+    endpoints: options.endpoints,
+    validationRules: [limitsRule],
+    async executeOperation(request, headers) {
+      const response = await apollo.executeOperation(
+        { query: request.query, variables: request.variables, operationName: request.operationName },
+        { contextValue: { headers, requestId: crypto.randomUUID() } },
+      )
+      return response.body.kind === 'single' ? (response.body.singleResult as ExecutionResult) : { errors: [] }
+    },
+    onActiveChange: (delta) => options.metrics.subscriptions.inc(delta),
+  })
+
+  return {
+    /** Registers /graphql (HTTP) on a Fastify server. */
+    async register(app: FastifyInstance) {
+      app.route({
+        method: ['GET', 'POST'],
+        url: '/graphql',
+        async handler(request, reply) {
+          const credential = readCredential(request.headers)
+          const key = credential ? `g:${createHash('sha256').update(credential).digest('base64url')}` : `gip:${request.ip}`
+          const state = await options.limiter.consume(key)
+          reply.headers(rateLimitHeaders(state))
+          if (!state.allowed) {
+            return reply.code(429).send({
+              errors: [{ message: `Rate limit exceeded: ${state.limit} requests per ${options.limiter.windowSeconds} s`, extensions: { code: 'RATE_LIMITED', http: { status: 429 } } }],
+            })
+          }
+          const url = new URL(request.url, 'http://gateway')
+          if (request.method === 'GET' && !url.searchParams.has('query') && (request.headers.accept ?? '').includes('text/html')) {
+            return reply.type('text/html; charset=utf-8').send(explorerPage())
+          }
+          const headers = new HeaderMap()
+          for (const [name, value] of Object.entries(request.headers)) {
+            if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value)
+          }
+          const response = await apollo.executeHTTPGraphQLRequest({
+            httpGraphQLRequest: { method: request.method, headers, search: url.search, body: request.body },
+            context: async () => ({ headers: request.headers, requestId: request.id }),
+          })
+          for (const [name, value] of response.headers) reply.header(name, value)
+          reply.code(response.status ?? 200)
+          if (response.body.kind === 'complete') return reply.send(response.body.string)
+          let text = ''
+          for await (const chunk of response.body.asyncIterator) text += chunk
+          return reply.send(text)
+        },
+      })
+    },
+    /** Takes over WebSocket upgrades of /graphql. */
+    handleUpgrade: wss.handleUpgrade.bind(wss),
+    wss,
+    async stop() {
+      await subscriptions.dispose()
+      for (const client of wss.clients) client.terminate()
+      wss.close()
+      await apollo.stop()
+    },
+  }
+}
+
+/** A running gateway. */
+export type Gateway = Awaited<ReturnType<typeof createGateway>>
+
+// The gateway's own request id travels on, so a subgraph's log lines join the gateway's.
+function forwardedHeaders(context: GatewayContext): HeaderBag {
+  const out: HeaderBag = {}
+  for (const name of FORWARDED_HEADERS) if (context.headers[name] !== undefined) out[name] = context.headers[name]
+  out['x-request-id'] = context.requestId
+  return out
+}
+
+// Embedded mode: the subgraph runs in this process; no serialisation, no loopback socket.
+function localDataSource(subgraph: Extract<SubgraphEndpoint, { kind: 'local' }>['subgraph']): GraphQLDataSource<GatewayContext> {
+  return {
+    async process(request: GraphQLDataSourceProcessOptions<GatewayContext>) {
+      // Health checks and schema loading carry no caller; operations carry the gateway context.
+      const context = (request as { context?: Partial<GatewayContext> }).context
+      const headers = context?.headers && context.requestId ? forwardedHeaders(context as GatewayContext) : {}
+      const result = await subgraph.execute(
+        { query: request.request.query ?? '', variables: request.request.variables, operationName: request.request.operationName },
+        headers,
+      )
+      return result as never
+    },
+  }
+}
+
+function remoteDataSource(url: string): GraphQLDataSource<GatewayContext> {
+  return new RemoteGraphQLDataSource<GatewayContext>({
+    url,
+    // Node's fetch keeps connections alive across requests.
+    fetcher: fetch as never,
+    willSendRequest({ request, context }) {
+      const headers = 'headers' in context && context.headers ? forwardedHeaders(context as GatewayContext) : {}
+      for (const [name, value] of Object.entries(headers)) {
+        if (typeof value === 'string') request.http?.headers.set(name, value)
+      }
+    },
+  })
+}

@@ -1,0 +1,191 @@
+import { randomUUID } from 'node:crypto'
+import type { PrismaClient } from '../generated/prisma/client.js'
+import { generateToken, hashSecret, sha256, verifySecret } from './secrets.js'
+import { hasScope, SCOPE_PATTERN, type Principal } from './scopes.js'
+
+/** A credential as listed to its owner: never the secret, only enough to recognise it. */
+export interface ApiKeyInfo {
+  id: string
+  name: string
+  prefix: string
+  scopes: string[]
+  createdAt: Date
+  revokedAt: Date | null
+}
+
+/** An OAuth client as listed: never its secret. */
+export interface OAuthClientInfo {
+  clientId: string
+  name: string
+  scopes: string[]
+  createdAt: Date
+  revokedAt: Date | null
+}
+
+/** The outcome of a token request, in RFC 6749 §5 terms. */
+export type TokenResult =
+  | { ok: true; accessToken: string; tokenType: 'Bearer'; expiresIn: number; scope: string }
+  | { ok: false; error: 'invalid_client' | 'invalid_scope' | 'invalid_request'; description: string }
+
+/** Options of the credential store. */
+export interface CredentialStoreOptions {
+  /** Lifetime of issued access tokens, seconds. */
+  tokenTtlSeconds: number
+  /** How long a verified credential is trusted without asking the database again (ms). */
+  cacheMs?: number
+}
+
+export const API_KEY_PREFIX = 'tsr_'
+export const ACCESS_TOKEN_PREFIX = 'tst_'
+
+/** Raised for bad arguments to the store (an empty name, an unknown scope form). */
+export class CredentialError extends Error {
+  override name = 'CredentialError'
+}
+
+/**
+ * API keys (stored as SHA-256, shown once), OAuth 2.0 clients (secrets stored as scrypt) and
+ * the opaque access tokens issued to them (stored as SHA-256). Verification is cached briefly
+ * per process so a hot credential costs no query; a revocation takes effect everywhere within
+ * `cacheMs`.
+ */
+export function createCredentialStore(prisma: PrismaClient, options: CredentialStoreOptions) {
+  const cacheMs = options.cacheMs ?? 5_000
+  const cache = new Map<string, { principal: Principal | null; until: number }>()
+  const remember = (hash: string, principal: Principal | null, until: number) => {
+    // Bounded so a flood of random credentials cannot grow the process without limit.
+    if (cache.size >= 10_000) cache.delete(cache.keys().next().value as string)
+    cache.set(hash, { principal, until })
+  }
+
+  function checkScopes(scopes: readonly string[]): string[] {
+    if (scopes.length === 0) throw new CredentialError('At least one scope is required')
+    for (const s of scopes) if (!SCOPE_PATTERN.test(s)) throw new CredentialError(`Invalid scope "${s}"`)
+    return [...new Set(scopes)]
+  }
+
+  return {
+    /** Creates an API key; the returned `key` is the only time it is ever visible. */
+    async createApiKey(input: { name: string; scopes: readonly string[]; key?: string }) {
+      if (!input.name.trim()) throw new CredentialError('A name is required')
+      const key = input.key ?? generateToken(API_KEY_PREFIX)
+      const row = await prisma.apiKey.create({
+        data: {
+          id: randomUUID(),
+          name: input.name.trim(),
+          prefix: key.slice(0, API_KEY_PREFIX.length + 6),
+          keyHash: sha256(key),
+          scopes: checkScopes(input.scopes),
+        },
+      })
+      return { key, info: toKeyInfo(row) }
+    },
+
+    async listApiKeys(): Promise<ApiKeyInfo[]> {
+      return (await prisma.apiKey.findMany({ orderBy: { createdAt: 'asc' } })).map(toKeyInfo)
+    },
+
+    /** Revokes a key by id; false when no live key has that id. */
+    async revokeApiKey(id: string): Promise<boolean> {
+      const { count } = await prisma.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } })
+      cache.clear()
+      return count === 1
+    },
+
+    /** Registers an OAuth client; a secret is generated unless one is given, and shown once. */
+    async createClient(input: { name: string; scopes: readonly string[]; clientId?: string; clientSecret?: string }) {
+      if (!input.name.trim()) throw new CredentialError('A name is required')
+      const clientId = input.clientId ?? `tsc_${randomUUID().replaceAll('-', '')}`
+      const clientSecret = input.clientSecret ?? generateToken('tss_')
+      const row = await prisma.oAuthClient.create({
+        data: { clientId, name: input.name.trim(), secretHash: await hashSecret(clientSecret), scopes: checkScopes(input.scopes) },
+      })
+      return { clientId, clientSecret, info: toClientInfo(row) }
+    },
+
+    async listClients(): Promise<OAuthClientInfo[]> {
+      return (await prisma.oAuthClient.findMany({ orderBy: { createdAt: 'asc' } })).map(toClientInfo)
+    },
+
+    /** Revokes a client and every token it holds. */
+    async revokeClient(clientId: string): Promise<boolean> {
+      const [{ count }] = await prisma.$transaction([
+        prisma.oAuthClient.updateMany({ where: { clientId, revokedAt: null }, data: { revokedAt: new Date() } }),
+        prisma.oAuthToken.deleteMany({ where: { clientId } }),
+      ])
+      cache.clear()
+      return count === 1
+    },
+
+    /**
+     * The client-credentials grant (RFC 6749 §4.4): authenticates the client, narrows the
+     * requested scopes to those it holds (an empty request means all of them) and issues an
+     * opaque bearer token.
+     */
+    async issueToken(input: { clientId: string; clientSecret: string; scope?: string }): Promise<TokenResult> {
+      const client = await prisma.oAuthClient.findUnique({ where: { clientId: input.clientId } })
+      const valid = client && !client.revokedAt && (await verifySecret(input.clientSecret, client.secretHash))
+      if (!client || !valid) return { ok: false, error: 'invalid_client', description: 'Client authentication failed' }
+      const requested = input.scope?.trim() ? input.scope.trim().split(/\s+/) : client.scopes
+      const holder: Principal = { id: `client:${client.clientId}`, method: 'access_token', scopes: client.scopes }
+      const denied = requested.filter((s) => !SCOPE_PATTERN.test(s) || !hasScope(holder, s))
+      if (denied.length) {
+        return { ok: false, error: 'invalid_scope', description: `Scope not granted to this client: ${denied.join(' ')}` }
+      }
+      const accessToken = generateToken(ACCESS_TOKEN_PREFIX)
+      const expiresIn = options.tokenTtlSeconds
+      await prisma.$transaction([
+        // Expired tokens are swept by the client that next asks, keeping the table small without a job.
+        prisma.oAuthToken.deleteMany({ where: { clientId: client.clientId, expiresAt: { lt: new Date() } } }),
+        prisma.oAuthToken.create({
+          data: {
+            tokenHash: sha256(accessToken),
+            clientId: client.clientId,
+            scopes: [...new Set(requested)],
+            expiresAt: new Date(Date.now() + expiresIn * 1000),
+          },
+        }),
+      ])
+      return { ok: true, accessToken, tokenType: 'Bearer', expiresIn, scope: [...new Set(requested)].join(' ') }
+    },
+
+    /** Resolves an API key or access token to its principal; null when unknown, revoked or expired. */
+    async verify(credential: string): Promise<Principal | null> {
+      const hash = sha256(credential)
+      const now = Date.now()
+      const hit = cache.get(hash)
+      if (hit && hit.until > now) return hit.principal
+      let principal: Principal | null = null
+      let until = now + cacheMs
+      if (credential.startsWith(ACCESS_TOKEN_PREFIX)) {
+        const token = await prisma.oAuthToken.findUnique({ where: { tokenHash: hash }, include: { client: true } })
+        if (token && token.expiresAt.getTime() > now && !token.client.revokedAt) {
+          principal = { id: `client:${token.clientId}`, method: 'access_token', scopes: token.scopes }
+          until = Math.min(until, token.expiresAt.getTime())
+        }
+      } else {
+        const key = await prisma.apiKey.findUnique({ where: { keyHash: hash } })
+        if (key && !key.revokedAt) principal = { id: `key:${key.id}`, method: 'api_key', scopes: key.scopes }
+      }
+      remember(hash, principal, until)
+      return principal
+    },
+
+    /** True when no credential of any kind exists yet (first start). */
+    async isEmpty(): Promise<boolean> {
+      const [keys, clients] = await Promise.all([prisma.apiKey.count(), prisma.oAuthClient.count()])
+      return keys + clients === 0
+    },
+  }
+}
+
+/** The credential store's interface. */
+export type CredentialStore = ReturnType<typeof createCredentialStore>
+
+function toKeyInfo(row: ApiKeyInfo & { keyHash?: string }): ApiKeyInfo {
+  return { id: row.id, name: row.name, prefix: row.prefix, scopes: row.scopes, createdAt: row.createdAt, revokedAt: row.revokedAt }
+}
+
+function toClientInfo(row: OAuthClientInfo & { secretHash?: string }): OAuthClientInfo {
+  return { clientId: row.clientId, name: row.name, scopes: row.scopes, createdAt: row.createdAt, revokedAt: row.revokedAt }
+}

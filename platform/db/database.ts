@@ -1,0 +1,155 @@
+import { mkdir } from 'node:fs/promises'
+import path from 'node:path'
+import { PGlite } from '@electric-sql/pglite'
+import { PrismaPg } from '@prisma/adapter-pg'
+import pg from 'pg'
+import { PrismaPGlite } from 'pglite-prisma-adapter'
+import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils'
+
+/** Runs SQL; the same shape inside and outside a transaction. */
+export interface SqlExecutor {
+  query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>
+  /** Runs one or more statements without parameters. */
+  exec(sql: string): Promise<void>
+}
+
+/** The options every generated Prisma client is constructed with. */
+export interface PrismaClientOptions {
+  adapter: SqlDriverAdapterFactory
+  transactionOptions: { maxWait: number; timeout: number }
+}
+
+/** Where the data lives: the embedded PGlite or a PostgreSQL server. */
+export type DatabaseHandle =
+  | { kind: 'embedded'; pglite: PGlite }
+  | { kind: 'postgres'; pool: pg.Pool; url: string }
+
+/** The one database of a process, shared by every service running in it. */
+export interface Database extends SqlExecutor {
+  readonly handle: DatabaseHandle
+  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>
+  /** Delivers NOTIFY payloads on `channel` until the returned function is called. */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>
+  prismaOptions(): PrismaClientOptions
+  close(): Promise<void>
+}
+
+/** How to open the database. */
+export type DatabaseOptions =
+  | { kind: 'embedded'; dataDir: string | null; snapshot?: Blob | File }
+  | { kind: 'postgres'; url: string; poolSize?: number }
+
+// PGlite queues every caller behind one lock, so Prisma's default 2 s wait for a transaction
+// slot counts queueing time too and fails under ordinary load.
+const transactionOptions = { maxWait: 10_000, timeout: 15_000 }
+
+/** Opens the embedded database (in a folder, or in memory when `dataDir` is null) or a pool. */
+export async function createDatabase(options: DatabaseOptions): Promise<Database> {
+  return options.kind === 'embedded' ? createEmbedded(options) : createPostgres(options)
+}
+
+async function createEmbedded(options: { dataDir: string | null; snapshot?: Blob | File }): Promise<Database> {
+  let dataDir: string | undefined
+  if (options.dataDir) {
+    dataDir = path.resolve(options.dataDir, 'pgdata')
+    await mkdir(dataDir, { recursive: true })
+  }
+  const pglite = await PGlite.create({ dataDir, loadDataDir: options.snapshot })
+  const executor = (q: Pick<PGlite, 'query' | 'exec'>): SqlExecutor => ({
+    async query<R>(sql: string, params?: unknown[]) {
+      return (await q.query<R>(sql, params)).rows
+    },
+    async exec(sql: string) {
+      await q.exec(sql)
+    },
+  })
+  return {
+    handle: { kind: 'embedded', pglite },
+    ...executor(pglite),
+    transaction: (fn) => pglite.transaction((tx) => fn(executor(tx))),
+    async listen(channel, onPayload) {
+      const unlisten = await pglite.listen(channel, onPayload)
+      return async () => unlisten()
+    },
+    prismaOptions: () => ({ adapter: new PrismaPGlite(pglite), transactionOptions }),
+    async close() {
+      if (!pglite.closed) await pglite.close()
+    },
+  }
+}
+
+async function createPostgres(options: { url: string; poolSize?: number }): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 })
+  // An idle client that loses its connection emits 'error'; without a listener that kills the process.
+  pool.on('error', () => {})
+  await pool.query('select 1')
+  const listeners = new Set<pg.Client>()
+  const executor = (q: pg.Pool | pg.PoolClient): SqlExecutor => ({
+    async query<R>(sql: string, params?: unknown[]) {
+      return (await q.query(sql, params)).rows as R[]
+    },
+    async exec(sql: string) {
+      await q.query(sql)
+    },
+  })
+  return {
+    handle: { kind: 'postgres', pool, url: options.url },
+    ...executor(pool),
+    async transaction(fn) {
+      const client = await pool.connect()
+      try {
+        await client.query('BEGIN')
+        const result = await fn(executor(client))
+        await client.query('COMMIT')
+        return result
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {})
+        throw error
+      } finally {
+        client.release()
+      }
+    },
+    listen: (channel, onPayload) => listenWithReconnect(options.url, channel, onPayload, listeners),
+    prismaOptions: () => ({ adapter: new PrismaPg(pool), transactionOptions }),
+    async close() {
+      await Promise.all([...listeners].map((c) => c.end().catch(() => {})))
+      await pool.end()
+    },
+  }
+}
+
+// LISTEN needs one session for its whole life, so it gets its own connection, re-opened
+// after a drop; notifications sent while it was down are lost, which is why the outbox
+// keeps every event and consumers that must not miss one read it back by id.
+async function listenWithReconnect(
+  url: string,
+  channel: string,
+  onPayload: (payload: string) => void,
+  listeners: Set<pg.Client>,
+): Promise<() => Promise<void>> {
+  let stopped = false
+  let client: pg.Client | undefined
+  const connect = async (): Promise<void> => {
+    const c = new pg.Client({ connectionString: url })
+    c.on('notification', (n) => {
+      if (n.channel === channel && n.payload !== undefined) onPayload(n.payload)
+    })
+    c.on('error', () => {
+      listeners.delete(c)
+      c.end().catch(() => {})
+      if (!stopped) setTimeout(() => void connect().catch(() => {}), 1000).unref()
+    })
+    await c.connect()
+    await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`)
+    client = c
+    listeners.add(c)
+  }
+  await connect()
+  return async () => {
+    stopped = true
+    if (client) {
+      listeners.delete(client)
+      await client.end().catch(() => {})
+    }
+  }
+}

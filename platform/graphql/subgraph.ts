@@ -1,0 +1,128 @@
+import { buildSubgraphSchema } from '@apollo/subgraph'
+import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js'
+import {
+  GraphQLError,
+  execute,
+  parse,
+  subscribe,
+  validate,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+} from 'graphql'
+import type { HeaderBag } from '../auth/read-credential.js'
+import { isTesseraError } from '../errors.js'
+import { mapAsyncIterator } from '../events/map-async-iterator.js'
+
+/** One GraphQL request as it reaches a subgraph. */
+export interface SubgraphRequest {
+  query: string
+  variables?: Record<string, unknown> | null
+  operationName?: string | null
+}
+
+/** Logs a fault that was masked from the caller. */
+export type FaultLogger = (error: unknown, requestId: string | undefined) => void
+
+/** What a service hands the platform to become a subgraph. */
+export interface SubgraphDefinition<Context extends { requestId?: string }> {
+  /** The service name, which is also the subgraph name in the supergraph. */
+  name: string
+  typeDefs: DocumentNode
+  resolvers: GraphQLResolverMap<Context>
+  /** Builds the per-request context (verifies the forwarded credentials, creates loaders). */
+  createContext(headers: HeaderBag): Promise<Context>
+  logFault?: FaultLogger
+}
+
+/** A built subgraph, runnable in-process or behind a server. */
+export interface Subgraph<Context extends { requestId?: string } = { requestId?: string }> {
+  name: string
+  schema: GraphQLSchema
+  createContext(headers: HeaderBag): Promise<Context>
+  /** Runs a query or mutation. */
+  execute(request: SubgraphRequest, headers: HeaderBag): Promise<ExecutionResult>
+  /** Runs a subscription: a stream of results, or one result when it fails up front. */
+  subscribe(request: SubgraphRequest, headers: HeaderBag): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult>
+  /** Masks unexpected errors (logging them) and keeps coded ones. */
+  formatError(error: GraphQLError, requestId?: string): GraphQLFormattedError
+}
+
+/**
+ * Builds a Federation 2 subgraph schema from SDL and resolvers and gives it an in-process
+ * executor: the embedded gateway calls subgraphs through this (no loopback HTTP), and the
+ * split-mode server (mercurius) serves the same schema and context over HTTP and WebSocket.
+ */
+export function createSubgraph<Context extends { requestId?: string }>(
+  definition: SubgraphDefinition<Context>,
+): Subgraph<Context> {
+  const schema = buildSubgraphSchema({ typeDefs: definition.typeDefs, resolvers: definition.resolvers as GraphQLResolverMap<unknown> })
+  const documents = new Map<string, DocumentNode | readonly GraphQLError[]>()
+
+  // The gateway sends a small set of query plans again and again; parse and validate once.
+  const prepare = (query: string): DocumentNode | readonly GraphQLError[] => {
+    const cached = documents.get(query)
+    if (cached) return cached
+    let prepared: DocumentNode | readonly GraphQLError[]
+    try {
+      const document = parse(query)
+      const errors = validate(schema, document)
+      prepared = errors.length ? errors : document
+    } catch (error) {
+      prepared = [error instanceof GraphQLError ? error : new GraphQLError(String(error))]
+    }
+    if (documents.size >= 1000) documents.delete(documents.keys().next().value as string)
+    documents.set(query, prepared)
+    return prepared
+  }
+
+  const formatError = (error: GraphQLError, requestId?: string): GraphQLFormattedError => {
+    const original = error.originalError
+    if (!original || isTesseraError(original) || original instanceof GraphQLError) return error.toJSON()
+    definition.logFault?.(original, requestId)
+    return {
+      message: `Internal error; quote request id ${requestId ?? 'unknown'} to support`,
+      locations: error.locations,
+      path: error.path,
+      extensions: { code: 'INTERNAL_SERVER_ERROR', http: { status: 500 } },
+    }
+  }
+
+  const finish = (result: ExecutionResult, requestId?: string): ExecutionResult =>
+    result.errors ? { ...result, errors: result.errors.map((e) => formatError(e, requestId) as GraphQLError) } : result
+
+  return {
+    name: definition.name,
+    schema,
+    createContext: definition.createContext,
+    formatError,
+    async execute(request, headers) {
+      const document = prepare(request.query)
+      if (!('kind' in document)) return { errors: document.map((e) => e) }
+      const contextValue = await definition.createContext(headers)
+      const result = await execute({
+        schema,
+        document,
+        variableValues: request.variables ?? undefined,
+        operationName: request.operationName ?? undefined,
+        contextValue,
+      })
+      return finish(result, contextValue.requestId)
+    },
+    async subscribe(request, headers) {
+      const document = prepare(request.query)
+      if (!('kind' in document)) return { errors: document.map((e) => e) }
+      const contextValue = await definition.createContext(headers)
+      const result = await subscribe({
+        schema,
+        document,
+        variableValues: request.variables ?? undefined,
+        operationName: request.operationName ?? undefined,
+        contextValue,
+      })
+      if (!(Symbol.asyncIterator in result)) return finish(result, contextValue.requestId)
+      return mapAsyncIterator(result, (r) => finish(r, contextValue.requestId))
+    },
+  }
+}

@@ -1,0 +1,88 @@
+import { randomUUID } from 'node:crypto'
+import Ajv from 'ajv'
+import addFormats from 'ajv-formats'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
+import { createMetrics, type Metrics } from './metrics.js'
+
+/** Options of the HTTP app. */
+export interface HttpAppOptions {
+  /** pino options, or false in tests that want silence. */
+  logger: FastifyServerOptions['logger']
+  /** Largest accepted request body, bytes. */
+  bodyLimit: number
+  /** Whether the process is ready for traffic (database reachable, jobs started). */
+  readiness?: () => Promise<boolean>
+  metrics?: Metrics
+}
+
+/** Answers a request no route matched. */
+export type NotFoundHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    metrics: Metrics
+    /** Gives the paths under `prefix` their interface's 404 (error body, rate-limit headers). */
+    claimNotFound(prefix: string, handler: NotFoundHandler): void
+  }
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
+/**
+ * The one Fastify server of a process: request ids (an incoming `X-Request-Id` is kept when
+ * sane), structured logs with credentials redacted, strict body validation, and the
+ * operational routes /health, /ready and /metrics. Interfaces are registered onto it.
+ */
+export function createHttpApp(options: HttpAppOptions): FastifyInstance {
+  const app = Fastify({
+    logger: options.logger,
+    bodyLimit: options.bodyLimit,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id']
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()
+    },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: true },
+  })
+
+  // Bodies are validated strictly: "2" is not an integer, and unknown types are not coerced.
+  // Query strings and path parameters are text on the wire, so there coercion is right.
+  const strict = addFormats.default(new Ajv.default({ allErrors: true, coerceTypes: false, useDefaults: true, removeAdditional: false, strict: false }))
+  const coercing = addFormats.default(new Ajv.default({ allErrors: true, coerceTypes: 'array', useDefaults: true, removeAdditional: false, strict: false }))
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict : coercing).compile(schema))
+
+  const metrics = options.metrics ?? createMetrics()
+  app.decorate('metrics', metrics)
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+  app.addHook('onResponse', async (request, reply) => {
+    metrics.observeHttp(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000)
+  })
+
+  // Several interfaces share /v1, so 404s are routed by the longest claimed prefix.
+  const notFound: Array<{ prefix: string; handler: NotFoundHandler }> = []
+  app.decorate('claimNotFound', (prefix: string, handler: NotFoundHandler) => {
+    notFound.push({ prefix: prefix.replace(/\/$/, ''), handler })
+    notFound.sort((a, b) => b.prefix.length - a.prefix.length)
+  })
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/'
+    const owner = notFound.find((n) => path === n.prefix || path.startsWith(`${n.prefix}/`))
+    if (owner) return owner.handler(request, reply)
+    return reply.code(404).send({ error: { code: 'NOT_FOUND', message: `No route ${request.method} ${path}`, requestId: request.id } })
+  })
+
+  app.get('/health', { logLevel: 'warn' }, async () => ({ status: 'ok' }))
+  app.get('/ready', { logLevel: 'warn' }, async (_request, reply) => {
+    const ready = options.readiness ? await options.readiness().catch(() => false) : true
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready' })
+  })
+  app.get('/metrics', { logLevel: 'warn' }, async (_request, reply) => {
+    reply.header('content-type', metrics.registry.contentType)
+    return metrics.registry.metrics()
+  })
+  return app
+}

@@ -1,0 +1,156 @@
+import { createHash } from 'node:crypto'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { readCredential } from '../auth/read-credential.js'
+import { hasScope, type Principal } from '../auth/scopes.js'
+import { TesseraError, type ErrorRegistry, type ValidationIssue } from '../errors.js'
+import { rateLimitHeaders, type RateLimiter } from '../rate-limit/rate-limiter.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The verified caller; set by the REST edge before any handler runs. */
+    principal: Principal | null
+  }
+  interface FastifyContextConfig {
+    /** Scope a caller must hold for this route; routes without one only need a valid credential. */
+    scope?: string
+    /** True for routes that take no credential (token endpoints, signed downloads). */
+    public?: boolean
+  }
+}
+
+/** What an interface's REST edge needs to know. */
+export interface RestEdgeOptions {
+  /** The service's coded errors. */
+  errors: ErrorRegistry
+  /** The interface's documented error body for an error. */
+  errorBody(error: TesseraError, request: FastifyRequest): unknown
+  /** Resolves a credential to its principal (null when unknown or revoked). */
+  verify(credential: string): Promise<Principal | null>
+  limiter: RateLimiter
+  /** Value of `WWW-Authenticate` on 401s (RFC 6750 §3); omit for interfaces that use API keys only. */
+  realm?: string
+}
+
+/**
+ * Installs an interface's edge into its encapsulated Fastify context: rate limiting with
+ * X-RateLimit-* on every response, authentication and scopes, and one error handler that
+ * renders every failure — validation, malformed JSON, oversize bodies, domain errors — in the
+ * interface's documented body. Returns the 404 handler for the interface's paths.
+ */
+export function installRestEdge(scope: FastifyInstance, options: RestEdgeOptions) {
+  const { errors } = options
+
+  // Limiting comes before authentication so that guessing keys is throttled too; the bucket
+  // is the credential itself (hashed) or, without one, the client address.
+  const limit = async (request: FastifyRequest, reply: FastifyReply) => {
+    const credential = readCredential(request.headers)
+    const key = credential ? `c:${createHash('sha256').update(credential).digest('base64url')}` : `ip:${request.ip}`
+    const state = await options.limiter.consume(key)
+    reply.headers(rateLimitHeaders(state))
+    if (!state.allowed) {
+      throw errors.forRole('rateLimited', `Rate limit exceeded: ${state.limit} requests per ${options.limiter.windowSeconds} s`, {
+        limit: state.limit,
+        retryAfterSeconds: state.reset,
+      })
+    }
+  }
+
+  scope.decorateRequest('principal', null)
+  scope.addHook('onRequest', limit)
+  scope.addHook('onRequest', async (request) => {
+    const config = request.routeOptions.config
+    if (config.public) return
+    const credential = readCredential(request.headers)
+    const challenge = (error: string, description: string) =>
+      options.realm ? { 'www-authenticate': `Bearer realm="${options.realm}", error="${error}", error_description="${description}"` } : undefined
+    if (credential === undefined) {
+      throw errors.forRole('unauthorized', 'Missing credentials: send Authorization: Bearer <key>', undefined,
+        options.realm ? { 'www-authenticate': `Bearer realm="${options.realm}"` } : undefined)
+    }
+    const principal = credential ? await options.verify(credential) : null
+    if (!principal) {
+      throw errors.forRole('unauthorized', 'Invalid, expired or revoked credentials', undefined, challenge('invalid_token', 'The access token is invalid'))
+    }
+    if (config.scope && !hasScope(principal, config.scope)) {
+      throw errors.forRole('forbidden', `This operation needs the scope ${config.scope}`, { requiredScope: config.scope },
+        challenge('insufficient_scope', `Requires ${config.scope}`))
+    }
+    request.principal = principal
+  })
+
+  const send = (error: TesseraError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error.headers) reply.headers(error.headers)
+    return reply.code(error.status).send(options.errorBody(error, request))
+  }
+
+  scope.setErrorHandler((error: FastifyError | TesseraError, request, reply) => {
+    const mapped = toTesseraError(error, errors)
+    if (mapped) return send(mapped, request, reply)
+    // Anything unexpected is a bug: logged in full against the request id, masked for the caller.
+    request.log.error({ err: error, reqId: request.id }, 'unhandled error')
+    return send(errors.forRole('internal', `Internal error; quote request id ${request.id} to support`), request, reply)
+  })
+
+  return async function notFound(request: FastifyRequest, reply: FastifyReply) {
+    try {
+      await limit(request, reply)
+    } catch (error) {
+      return send(error as TesseraError, request, reply)
+    }
+    return send(errors.forRole('notFound', `No route ${request.method} ${request.url.split('?')[0]}`), request, reply)
+  }
+}
+
+/** Maps framework errors to the service's codes; undefined for real faults. */
+function toTesseraError(error: FastifyError | TesseraError, errors: ErrorRegistry): TesseraError | undefined {
+  if (error instanceof TesseraError) return error
+  if (error.validation) {
+    const where = error.validationContext === 'body' ? '' : `${error.validationContext ?? ''}.`
+    return errors.invalid(error.validation.map((v) => toIssue(v, where)))
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return errors.forRole('payloadTooLarge', 'Request body is too large', { field: 'body', reason: 'too large' })
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return errors.forRole('unsupportedMediaType', 'Send the body as application/json', { field: 'content-type', reason: 'unsupported media type' })
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return errors.invalid([{ field: 'body', message: 'is empty but content-type is application/json' }])
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return errors.invalid([{ field: 'content-length', message: 'does not match the body' }])
+  }
+  if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    return errors.invalid([{ field: 'body', message: `is not valid JSON (${error.message})` }])
+  }
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    return errors.invalid([{ field: 'request', message: error.message }])
+  }
+  return undefined
+}
+
+interface AjvIssue {
+  instancePath: string
+  message?: string
+  keyword: string
+  params: Record<string, unknown>
+}
+
+function toIssue(v: AjvIssue, where: string): ValidationIssue {
+  let field = v.instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => (/^\d+$/.test(part) ? `[${part}]` : `.${part.replaceAll('~1', '/').replaceAll('~0', '~')}`))
+    .join('')
+    .replace(/^\./, '')
+  const child = (name: unknown) => (field ? `${field}.${String(name)}` : String(name))
+  let message = v.message ?? 'is invalid'
+  if (v.keyword === 'required') {
+    field = child(v.params.missingProperty)
+    message = 'is required'
+  } else if (v.keyword === 'additionalProperties') {
+    field = child(v.params.additionalProperty)
+    message = 'is not allowed'
+  } else if (v.keyword === 'enum') {
+    message = `must be one of: ${(v.params.allowedValues as unknown[]).join(', ')}`
+  }
+  return { field: `${where}${field || 'body'}`, message }
+}

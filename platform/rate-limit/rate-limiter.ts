@@ -1,0 +1,97 @@
+import type { Database } from '../db/database.js'
+
+/** Counts hits per key and fixed window. */
+export interface RateLimitStore {
+  /** Adds one hit to `key` in the window starting at `windowStart` (epoch s); returns the new count. */
+  hit(key: string, windowStart: number, windowSeconds: number): Promise<number>
+}
+
+/** The state a response reports in its X-RateLimit-* headers. */
+export interface RateLimitState {
+  allowed: boolean
+  limit: number
+  remaining: number
+  /** Seconds until the window resets. */
+  reset: number
+}
+
+/** Options of a rate limiter. */
+export interface RateLimiterOptions {
+  store: RateLimitStore
+  /** Requests allowed per key per window. */
+  max: number
+  windowSeconds: number
+  /** Clock in ms, replaceable in tests. */
+  now?: () => number
+}
+
+/** A fixed-window limiter: simple, and every replica agrees on the window boundaries. */
+export function createRateLimiter(options: RateLimiterOptions) {
+  const now = options.now ?? Date.now
+  return {
+    max: options.max,
+    windowSeconds: options.windowSeconds,
+    async consume(key: string): Promise<RateLimitState> {
+      const seconds = Math.floor(now() / 1000)
+      const windowStart = seconds - (seconds % options.windowSeconds)
+      const count = await options.store.hit(key, windowStart, options.windowSeconds)
+      return {
+        allowed: count <= options.max,
+        limit: options.max,
+        remaining: Math.max(0, options.max - count),
+        reset: windowStart + options.windowSeconds - seconds,
+      }
+    },
+  }
+}
+
+/** A rate limiter. */
+export type RateLimiter = ReturnType<typeof createRateLimiter>
+
+/** Counters in this process: right for the embedded mode, where one process serves everything. */
+export function createMemoryRateLimitStore(): RateLimitStore {
+  const counters = new Map<string, { windowStart: number; count: number }>()
+  return {
+    async hit(key, windowStart) {
+      const current = counters.get(key)
+      if (!current || current.windowStart !== windowStart) {
+        // Old windows are dropped as keys come back; a sweep bounds keys that never do.
+        if (counters.size > 100_000) for (const [k, v] of counters) if (v.windowStart < windowStart) counters.delete(k)
+        counters.set(key, { windowStart, count: 1 })
+        return 1
+      }
+      current.count += 1
+      return current.count
+    },
+  }
+}
+
+/** Counters in PostgreSQL, shared by every replica. */
+export function createPostgresRateLimitStore(db: Database): RateLimitStore {
+  let hits = 0
+  return {
+    async hit(key, windowStart, windowSeconds) {
+      const [row] = await db.query<{ count: number }>(
+        `INSERT INTO platform.rate_limit_counters (key, window_start, count) VALUES ($1, $2, 1)
+         ON CONFLICT (key, window_start) DO UPDATE SET count = rate_limit_counters.count + 1
+         RETURNING count`,
+        [key, windowStart],
+      )
+      if (++hits % 1000 === 0) {
+        await db.query('DELETE FROM platform.rate_limit_counters WHERE window_start < $1', [windowStart - windowSeconds])
+      }
+      return row?.count ?? 1
+    },
+  }
+}
+
+/** Sets the X-RateLimit-* headers (and Retry-After when over the limit). */
+export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
+  const headers: Record<string, string> = {
+    'x-ratelimit-limit': String(state.limit),
+    'x-ratelimit-remaining': String(state.remaining),
+    'x-ratelimit-reset': String(state.reset),
+  }
+  if (!state.allowed) headers['retry-after'] = String(state.reset)
+  return headers
+}

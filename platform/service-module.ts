@@ -1,0 +1,37 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { CredentialStore } from './auth/credential-store.js'
+import type { SecretBox } from './auth/secrets.js'
+import type { Database } from './db/database.js'
+import type { MigrationSet } from './db/migrate.js'
+import type { EventBus } from './events/event-bus.js'
+import type { Subgraph } from './graphql/subgraph.js'
+import type { JobRunner } from './jobs/job-runner.js'
+import type { RateLimiter } from './rate-limit/rate-limiter.js'
+
+/** What the platform hands every service when a process starts it. */
+export interface ServiceRuntime {
+  db: Database
+  jobs: JobRunner
+  events: EventBus
+  credentials: CredentialStore
+  limiter: RateLimiter
+  logger: FastifyBaseLogger
+  env: NodeJS.ProcessEnv
+  /** Encrypts secrets a service must read back (connector passwords, webhook secrets). */
+  secrets: SecretBox
+}
+
+/** A running service: its domain (for its REST adapter) and its subgraph (for the gateway). */
+export interface ServiceInstance<Domain> {
+  domain: Domain
+  subgraph: Subgraph
+  close(): Promise<void>
+}
+
+/** A service as the command line sees it: a name, its migrations, and a factory. */
+export interface ServiceModule<Domain> {
+  name: string
+  /** The service's migrations (its own Postgres schema). */
+  migrations: MigrationSet
+  create(runtime: ServiceRuntime): Promise<ServiceInstance<Domain>>
+}

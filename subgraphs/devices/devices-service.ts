@@ -1,0 +1,473 @@
+import { randomInt, randomUUID } from 'node:crypto'
+import { performance } from 'node:perf_hooks'
+import { hasScope, type Principal } from '../../platform/auth/scopes.js'
+import type { ValidationIssue } from '../../platform/errors.js'
+import { outboxRow, type EventBus, type OutboxRow } from '../../platform/events/event-bus.js'
+import { mapAsyncIterator } from '../../platform/events/map-async-iterator.js'
+import type { JobRunner } from '../../platform/jobs/job-runner.js'
+import { ALERT_PRIORITIES, ALERT_STATUSES, nextStatus, prioritiesAtLeast, type AlertAction, type AlertPriority, type AlertStatus } from './alert-lifecycle.js'
+import type { DevicesConfig } from './devices-config.js'
+import { feedGaze, validateDwellConfig, type DwellConfig, type DwellEvent as DetectorEvent, type DwellState } from './dwell-detector.js'
+import { devicesErrors as errors } from './errors.js'
+import { Prisma, type PrismaClient } from './generated/prisma/client.js'
+import { parseCircuit, simulateCircuit } from './quantum-circuit.js'
+import { DEVICE_ID_PATTERN, parseSignal, type SignalType } from './signal-input.js'
+
+/** An alert as the domain sees it. */
+export interface AlertRecord {
+  id: string
+  deviceId: string
+  priority: AlertPriority
+  message: string | null
+  status: AlertStatus
+  escalationLevel: number
+  raisedAt: Date
+  acknowledgedAt: Date | null
+  acknowledgedBy: string | null
+  resolvedAt: Date | null
+  resolvedBy: string | null
+  escalatedAt: Date | null
+}
+
+export interface SignalRecord {
+  id: string
+  deviceId: string
+  type: SignalType
+  data: Record<string, unknown>
+  observedAt: Date
+  receivedAt: Date
+}
+
+export interface DwellEventRecord {
+  id: string
+  deviceId: string
+  kind: DetectorEvent['kind']
+  x: number
+  y: number
+  dwellMs: number | null
+  reason: string | null
+  occurredAt: Date
+}
+
+export interface CircuitRecord {
+  id: string
+  qubits: number
+  gates: string[]
+  shots: number | null
+  seed: number | null
+  probabilities: Record<string, number>
+  counts: Record<string, number> | null
+  durationMs: number
+  createdAt: Date
+}
+
+/** A page of alerts. */
+export interface AlertPage {
+  items: AlertRecord[]
+  total: number
+  limit: number
+  offset: number
+}
+
+/** Filters of an alert listing. */
+export interface AlertFilter {
+  status?: AlertStatus
+  deviceId?: string
+  priority?: AlertPriority
+  limit?: number
+  offset?: number
+}
+
+/** Names of the events the device gateway publishes (outbox `type`). */
+export const DEVICE_EVENTS = {
+  alertRaised: 'alert.raised',
+  alertAcknowledged: 'alert.acknowledged',
+  alertResolved: 'alert.resolved',
+  alertEscalated: 'alert.escalated',
+  dwell: 'dwell.event',
+} as const
+
+export const ESCALATION_QUEUE = 'devices.alert-escalation'
+const SCHEMA = 'devices'
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+export const MAX_PAGE_SIZE = 100
+
+/** What the device gateway needs from the platform. */
+export interface DevicesServiceDeps {
+  prisma: PrismaClient
+  jobs: JobRunner
+  events: EventBus
+  config: DevicesConfig
+  now?: () => Date
+}
+
+type Tx = Prisma.TransactionClient
+
+/**
+ * The device gateway's domain: signals with per-device dwell detection, medical alerts with
+ * their lifecycle and escalation, and circuit simulation. REST handlers and GraphQL
+ * resolvers call these methods and only translate shapes; every rule, authorization included,
+ * lives here so the two faces cannot disagree.
+ */
+export function createDevicesService(deps: DevicesServiceDeps) {
+  const { prisma, jobs, events, config } = deps
+  const now = deps.now ?? (() => new Date())
+
+  const authorize = (actor: Principal | null, action: 'read' | 'write'): Principal => {
+    if (!actor) throw errors.forRole('unauthorized', 'Missing or invalid credentials')
+    if (!hasScope(actor, `devices:${action}`)) {
+      throw errors.forRole('forbidden', `This operation needs the scope devices:${action}`, { requiredScope: `devices:${action}` })
+    }
+    return actor
+  }
+  const invalid = (issues: ValidationIssue[]) => errors.invalid(issues)
+  const notFound = (what: string, id: string) => errors.create('NOT_FOUND', `${what} ${id} not found`, { field: 'id', reason: 'not found' })
+  const writeOutbox = (tx: Tx, rows: OutboxRow[]) => (rows.length ? tx.outboxEvent.createMany({ data: rows }) : Promise.resolve())
+
+  const escalateAfter = (priority: AlertPriority) => new Date(now().getTime() + config.escalation.delaySeconds[priority] * 1000)
+
+  async function effectiveDwellConfig(db: Tx | PrismaClient, deviceId: string): Promise<DwellConfig> {
+    const row = await db.aacDevice.findUnique({ where: { deviceId } })
+    return { ...config.dwellDefaults, ...((row?.dwellConfig as Partial<DwellConfig> | null) ?? {}) }
+  }
+
+  function checkPage(filter: { limit?: number; offset?: number }, issues: ValidationIssue[]) {
+    const limit = filter.limit ?? 20
+    const offset = filter.offset ?? 0
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) issues.push({ field: 'limit', message: `must be an integer from 1 to ${MAX_PAGE_SIZE}` })
+    if (!Number.isInteger(offset) || offset < 0) issues.push({ field: 'offset', message: 'must be a non-negative integer' })
+    return { limit, offset }
+  }
+
+  async function transition(actor: Principal | null, id: string, action: AlertAction): Promise<AlertRecord> {
+    const who = authorize(actor, 'write')
+    if (!UUID.test(id)) throw notFound('Alert', id)
+    return prisma.$transaction(async (tx) => {
+      const [locked] = await tx.$queryRaw<{ status: AlertStatus }[]>`SELECT status FROM devices.alerts WHERE id = ${id}::uuid FOR UPDATE`
+      if (!locked) throw notFound('Alert', id)
+      const status = nextStatus(locked.status, action)
+      if (!status) {
+        throw errors.create('CONFLICT', `Alert ${id} is ${locked.status} and cannot be ${action === 'acknowledge' ? 'acknowledged' : 'resolved'}`, {
+          field: 'status',
+          reason: `already ${locked.status}`,
+        })
+      }
+      const at = now()
+      const row = await tx.alert.update({
+        where: { id },
+        data: action === 'acknowledge' ? { status, acknowledgedAt: at, acknowledgedBy: who.id } : { status, resolvedAt: at, resolvedBy: who.id },
+      })
+      const alert = toAlert(row)
+      await writeOutbox(tx, [outboxRow(action === 'acknowledge' ? DEVICE_EVENTS.alertAcknowledged : DEVICE_EVENTS.alertResolved, id, alert)])
+      return alert
+    })
+  }
+
+  const service = {
+    /** Stores a signal; an eye tracker's gaze point also advances the device's dwell detector. */
+    async submitSignal(actor: Principal | null, body: { type?: unknown; data?: unknown; device_id?: unknown }) {
+      const who = authorize(actor, 'write')
+      const parsed = parseSignal(body, who.id.replace(/^[a-z]+:/, ''), now())
+      if (!parsed.ok) throw invalid(parsed.issues)
+      const input = parsed.signal
+      return prisma.$transaction(async (tx) => {
+        const id = randomUUID()
+        const row = await tx.signal.create({
+          data: { id, deviceId: input.deviceId, type: input.type, data: input.data as Prisma.InputJsonObject, observedAt: input.observedAt, submittedBy: who.id },
+        })
+        const dwell: DwellEventRecord[] = []
+        if (input.type === 'eye_tracker') {
+          // One row per device, locked for the update, so replicas feeding the same device serialise.
+          await tx.$executeRaw`INSERT INTO devices.aac_devices (device_id) VALUES (${input.deviceId}) ON CONFLICT DO NOTHING`
+          const [device] = await tx.$queryRaw<{ dwell_config: Partial<DwellConfig> | null; dwell_state: DwellState }[]>`
+            SELECT dwell_config, dwell_state FROM devices.aac_devices WHERE device_id = ${input.deviceId} FOR UPDATE`
+          const gaze = input.data.gaze_point as { x: number; y: number }
+          const step = feedGaze(
+            device?.dwell_state ?? null,
+            { x: gaze.x, y: gaze.y, t: input.observedAt.getTime() },
+            { ...config.dwellDefaults, ...(device?.dwell_config ?? {}) },
+          )
+          await tx.aacDevice.update({
+            where: { deviceId: input.deviceId },
+            data: { dwellState: step.state === null ? Prisma.DbNull : step.state, updatedAt: now() },
+          })
+          for (const e of step.events) {
+            dwell.push({
+              id: randomUUID(),
+              deviceId: input.deviceId,
+              kind: e.kind,
+              x: e.x,
+              y: e.y,
+              dwellMs: e.kind === 'selection' ? Math.round(e.dwellMs) : null,
+              reason: e.kind === 'dwell_cancelled' ? e.reason : null,
+              occurredAt: new Date(e.at),
+            })
+          }
+          if (dwell.length) {
+            await tx.dwellEvent.createMany({ data: dwell.map((d) => ({ ...d, signalId: id })) })
+            await writeOutbox(tx, dwell.map((d) => outboxRow(DEVICE_EVENTS.dwell, d.deviceId, d)))
+          }
+        }
+        return { signal: toSignal(row), events: dwell }
+      })
+    },
+
+    async getSignal(actor: Principal | null, id: string): Promise<SignalRecord> {
+      authorize(actor, 'read')
+      const row = UUID.test(id) ? await prisma.signal.findUnique({ where: { id } }) : null
+      if (!row) throw notFound('Signal', id)
+      return toSignal(row)
+    },
+
+    /** Raises an alert and schedules its escalation, in one transaction. */
+    async raiseAlert(actor: Principal | null, body: { device_id?: unknown; priority?: unknown; message?: unknown }): Promise<AlertRecord> {
+      const who = authorize(actor, 'write')
+      const issues: ValidationIssue[] = []
+      if (typeof body.device_id !== 'string' || !DEVICE_ID_PATTERN.test(body.device_id)) {
+        issues.push({ field: 'device_id', message: 'is required: 1-128 characters of letters, digits and . _ : -' })
+      }
+      if (!ALERT_PRIORITIES.includes(body.priority as AlertPriority)) issues.push({ field: 'priority', message: `must be one of: ${ALERT_PRIORITIES.join(', ')}` })
+      if (body.message !== undefined && body.message !== null && (typeof body.message !== 'string' || body.message.length > 2000)) {
+        issues.push({ field: 'message', message: 'must be a string of at most 2000 characters' })
+      }
+      if (issues.length) throw invalid(issues)
+      const priority = body.priority as AlertPriority
+      return prisma.$transaction(async (tx) => {
+        const row = await tx.alert.create({
+          data: {
+            id: randomUUID(),
+            deviceId: body.device_id as string,
+            priority,
+            message: (body.message as string | undefined) ?? null,
+            status: 'active',
+            raisedAt: now(),
+            raisedBy: who.id,
+          },
+        })
+        const alert = toAlert(row)
+        await writeOutbox(tx, [outboxRow(DEVICE_EVENTS.alertRaised, alert.id, alert)])
+        if (config.escalation.maxLevel > 0) {
+          await jobs.send(ESCALATION_QUEUE, { alertId: alert.id, level: 1 }, { startAfter: escalateAfter(priority), tx })
+        }
+        return alert
+      })
+    },
+
+    async getAlert(actor: Principal | null, id: string): Promise<AlertRecord> {
+      authorize(actor, 'read')
+      const row = UUID.test(id) ? await prisma.alert.findUnique({ where: { id } }) : null
+      if (!row) throw notFound('Alert', id)
+      return toAlert(row)
+    },
+
+    /** Alerts by id, in the order asked, null for unknown ids (for batched entity loading). */
+    async getAlertsByIds(actor: Principal | null, ids: readonly string[]): Promise<(AlertRecord | null)[]> {
+      authorize(actor, 'read')
+      const valid = ids.filter((id) => UUID.test(id))
+      const rows = valid.length ? await prisma.alert.findMany({ where: { id: { in: valid } } }) : []
+      const byId = new Map(rows.map((r) => [r.id, toAlert(r)]))
+      return ids.map((id) => byId.get(id) ?? null)
+    },
+
+    async listAlerts(actor: Principal | null, filter: AlertFilter): Promise<AlertPage> {
+      authorize(actor, 'read')
+      const issues: ValidationIssue[] = []
+      const { limit, offset } = checkPage(filter, issues)
+      if (filter.status !== undefined && !ALERT_STATUSES.includes(filter.status)) issues.push({ field: 'status', message: `must be one of: ${ALERT_STATUSES.join(', ')}` })
+      if (filter.priority !== undefined && !ALERT_PRIORITIES.includes(filter.priority)) issues.push({ field: 'priority', message: `must be one of: ${ALERT_PRIORITIES.join(', ')}` })
+      if (issues.length) throw invalid(issues)
+      const where = { status: filter.status, deviceId: filter.deviceId, priority: filter.priority }
+      const [rows, total] = await prisma.$transaction([
+        prisma.alert.findMany({ where, orderBy: [{ raisedAt: 'desc' }, { id: 'asc' }], take: limit, skip: offset }),
+        prisma.alert.count({ where }),
+      ])
+      return { items: rows.map(toAlert), total, limit, offset }
+    },
+
+    acknowledgeAlert: (actor: Principal | null, id: string) => transition(actor, id, 'acknowledge'),
+    resolveAlert: (actor: Principal | null, id: string) => transition(actor, id, 'resolve'),
+
+    /**
+     * The escalation job: escalates the alert to `level` if it is still active and has not
+     * escalated that far yet (so a retried job changes nothing twice), then schedules the next.
+     */
+    async escalate(job: { alertId: string; level: number }): Promise<AlertRecord | null> {
+      return prisma.$transaction(async (tx) => {
+        const { count } = await tx.alert.updateMany({
+          where: { id: job.alertId, status: 'active', escalationLevel: job.level - 1 },
+          data: { escalationLevel: job.level, escalatedAt: now() },
+        })
+        if (count === 0) return null
+        const alert = toAlert(await tx.alert.findUniqueOrThrow({ where: { id: job.alertId } }))
+        await writeOutbox(tx, [outboxRow(DEVICE_EVENTS.alertEscalated, alert.id, alert)])
+        if (job.level < config.escalation.maxLevel) {
+          await jobs.send(ESCALATION_QUEUE, { alertId: alert.id, level: job.level + 1 }, { startAfter: escalateAfter(alert.priority), tx })
+        }
+        return alert
+      })
+    },
+
+    /** Validates, simulates and stores a circuit. */
+    async runCircuit(actor: Principal | null, body: unknown): Promise<CircuitRecord> {
+      const who = authorize(actor, 'write')
+      const parsed = parseCircuit(body)
+      if (!parsed.ok) throw invalid(parsed.issues)
+      const { circuit } = parsed
+      // Without a seed one is drawn and returned, so any sampled result can be reproduced.
+      const seed = circuit.shots !== undefined ? circuit.seed ?? randomInt(0, 2 ** 32 - 1) : circuit.seed
+      const started = performance.now()
+      const result = simulateCircuit(circuit, { shots: circuit.shots, seed })
+      const durationMs = Math.round((performance.now() - started) * 1000) / 1000
+      const row = await prisma.circuit.create({
+        data: {
+          id: randomUUID(),
+          qubits: circuit.qubits,
+          gates: (body as { gates: string[] }).gates,
+          shots: circuit.shots ?? null,
+          seed: seed === undefined ? null : BigInt(seed),
+          probabilities: result.probabilities,
+          counts: result.counts ?? Prisma.DbNull,
+          durationMs,
+          submittedBy: who.id,
+        },
+      })
+      return toCircuit(row)
+    },
+
+    async getCircuit(actor: Principal | null, id: string): Promise<CircuitRecord> {
+      authorize(actor, 'read')
+      const row = UUID.test(id) ? await prisma.circuit.findUnique({ where: { id } }) : null
+      if (!row) throw notFound('Circuit', id)
+      return toCircuit(row)
+    },
+
+    async getDwellConfig(actor: Principal | null, deviceId: string): Promise<DwellConfig> {
+      authorize(actor, 'read')
+      return effectiveDwellConfig(prisma, deviceId)
+    },
+
+    /** Changes a device's dwell settings (partial: unnamed settings keep their value). */
+    async configureDwell(actor: Principal | null, deviceId: string, input: Record<string, unknown>): Promise<DwellConfig> {
+      authorize(actor, 'write')
+      if (!DEVICE_ID_PATTERN.test(deviceId)) throw invalid([{ field: 'device_id', message: 'must be 1-128 characters of letters, digits and . _ : -' }])
+      if (typeof input !== 'object' || input === null || Array.isArray(input)) throw invalid([{ field: 'body', message: 'must be an object' }])
+      const defined = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined && v !== null))
+      const current = await effectiveDwellConfig(prisma, deviceId)
+      const checked = validateDwellConfig({ ...current, ...defined })
+      if (!checked.ok) throw invalid(checked.issues)
+      await prisma.aacDevice.upsert({
+        where: { deviceId },
+        // New settings start a new fixation: a half-made one was measured against the old ones.
+        create: { deviceId, dwellConfig: checked.config, dwellState: Prisma.DbNull },
+        update: { dwellConfig: checked.config, dwellState: Prisma.DbNull, updatedAt: now() },
+      })
+      return checked.config
+    },
+
+    async listDwellEvents(actor: Principal | null, deviceId: string, limit = 20): Promise<DwellEventRecord[]> {
+      authorize(actor, 'read')
+      const issues: ValidationIssue[] = []
+      checkPage({ limit }, issues)
+      if (issues.length) throw invalid(issues)
+      const rows = await prisma.dwellEvent.findMany({ where: { deviceId }, orderBy: [{ occurredAt: 'desc' }, { id: 'asc' }], take: limit })
+      return rows.map(toDwellEvent)
+    },
+
+    /** Live alert events, filtered; ends when the consumer stops iterating. */
+    watchAlerts(actor: Principal | null, filter: { types: readonly string[]; deviceId?: string; minPriority?: AlertPriority }): AsyncIterable<AlertRecord> {
+      authorize(actor, 'read')
+      const priorities = filter.minPriority ? prioritiesAtLeast(filter.minPriority) : null
+      const stream = events.subscribe<AlertRecord>({
+        schema: SCHEMA,
+        types: filter.types,
+        where: (e) => {
+          const alert = e.payload as AlertRecord
+          return (!filter.deviceId || alert.deviceId === filter.deviceId) && (!priorities || priorities.includes(alert.priority))
+        },
+      })
+      return mapAsyncIterator(stream, (e) => reviveAlert(e.payload))
+    },
+
+    /** Live dwell and selection events. */
+    watchDwell(actor: Principal | null, deviceId?: string): AsyncIterable<DwellEventRecord> {
+      authorize(actor, 'read')
+      const stream = events.subscribe<DwellEventRecord>({
+        schema: SCHEMA,
+        types: [DEVICE_EVENTS.dwell],
+        where: (e) => !deviceId || e.aggregateId === deviceId,
+      })
+      return mapAsyncIterator(stream, (e) => ({ ...e.payload, occurredAt: new Date(e.payload.occurredAt) }))
+    },
+
+    /** Registers the device gateway's background work with the job runner. */
+    registerJobs() {
+      jobs.define<{ alertId: string; level: number }>({
+        name: ESCALATION_QUEUE,
+        handle: async (data) => {
+          await service.escalate(data)
+        },
+        pollingIntervalSeconds: 0.5,
+      })
+    },
+  }
+  return service
+}
+
+/** The device gateway's domain service. */
+export type DevicesService = ReturnType<typeof createDevicesService>
+
+function toAlert(row: {
+  id: string; deviceId: string; priority: string; message: string | null; status: string; escalationLevel: number; raisedAt: Date
+  acknowledgedAt: Date | null; acknowledgedBy: string | null; resolvedAt: Date | null; resolvedBy: string | null; escalatedAt: Date | null
+}): AlertRecord {
+  return {
+    id: row.id,
+    deviceId: row.deviceId,
+    priority: row.priority as AlertPriority,
+    message: row.message,
+    status: row.status as AlertStatus,
+    escalationLevel: row.escalationLevel,
+    raisedAt: row.raisedAt,
+    acknowledgedAt: row.acknowledgedAt,
+    acknowledgedBy: row.acknowledgedBy,
+    resolvedAt: row.resolvedAt,
+    resolvedBy: row.resolvedBy,
+    escalatedAt: row.escalatedAt,
+  }
+}
+
+// Events carry JSON, so their dates arrive as strings.
+function reviveAlert(a: AlertRecord): AlertRecord {
+  const date = (v: Date | string | null) => (v === null ? null : new Date(v))
+  return {
+    ...a,
+    raisedAt: new Date(a.raisedAt),
+    acknowledgedAt: date(a.acknowledgedAt),
+    resolvedAt: date(a.resolvedAt),
+    escalatedAt: date(a.escalatedAt),
+  }
+}
+
+function toSignal(row: { id: string; deviceId: string; type: string; data: unknown; observedAt: Date; receivedAt: Date }): SignalRecord {
+  return { id: row.id, deviceId: row.deviceId, type: row.type as SignalType, data: row.data as Record<string, unknown>, observedAt: row.observedAt, receivedAt: row.receivedAt }
+}
+
+function toDwellEvent(row: Omit<DwellEventRecord, 'kind'> & { kind: string }): DwellEventRecord {
+  return { id: row.id, deviceId: row.deviceId, kind: row.kind as DwellEventRecord['kind'], x: row.x, y: row.y, dwellMs: row.dwellMs, reason: row.reason, occurredAt: row.occurredAt }
+}
+
+function toCircuit(row: {
+  id: string; qubits: number; gates: string[]; shots: number | null; seed: bigint | null; probabilities: unknown; counts: unknown; durationMs: number; createdAt: Date
+}): CircuitRecord {
+  return {
+    id: row.id,
+    qubits: row.qubits,
+    gates: row.gates,
+    shots: row.shots,
+    seed: row.seed === null ? null : Number(row.seed),
+    probabilities: row.probabilities as Record<string, number>,
+    counts: (row.counts as Record<string, number> | null) ?? null,
+    durationMs: row.durationMs,
+    createdAt: row.createdAt,
+  }
+}

@@ -1,0 +1,42 @@
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import DataLoader from 'dataloader'
+import { parse } from 'graphql'
+import { principalFromHeaders } from '../../platform/auth/verify-headers.js'
+import { createSubgraph } from '../../platform/graphql/subgraph.js'
+import type { ServiceModule } from '../../platform/service-module.js'
+import { loadDevicesConfig } from './devices-config.js'
+import { createDevicesService, type DevicesService } from './devices-service.js'
+import { PrismaClient } from './generated/prisma/client.js'
+import type { Context } from './graphql-mappers.js'
+import { createDevicesResolvers } from './resolvers.js'
+
+export { devicesErrors } from './errors.js'
+export { CIRCUIT_LIMITS, SUPPORTED_GATES } from './quantum-circuit.js'
+export { ALERT_PRIORITIES, ALERT_STATUSES } from './alert-lifecycle.js'
+export { SIGNAL_TYPES } from './signal-input.js'
+export { MAX_PAGE_SIZE, type AlertRecord, type CircuitRecord, type DevicesService, type DwellEventRecord, type SignalRecord } from './devices-service.js'
+export type { DwellConfig } from './dwell-detector.js'
+
+/** The device gateway: signals with dwell detection, medical alerts, quantum circuits. */
+export const devicesModule: ServiceModule<DevicesService> = {
+  name: 'devices',
+  migrations: { schema: 'devices', dir: fileURLToPath(new URL('./prisma/migrations', import.meta.url)) },
+  async create(runtime) {
+    const prisma = new PrismaClient(runtime.db.prismaOptions())
+    const domain = createDevicesService({ prisma, jobs: runtime.jobs, events: runtime.events, config: loadDevicesConfig(runtime.env) })
+    domain.registerJobs()
+    const subgraph = createSubgraph<Context>({
+      name: 'devices',
+      typeDefs: parse(readFileSync(fileURLToPath(new URL('../../schema/devices.graphql', import.meta.url)), 'utf8')),
+      resolvers: createDevicesResolvers(domain) as never,
+      async createContext(headers) {
+        const actor = await principalFromHeaders(runtime.credentials, headers)
+        const requestId = typeof headers['x-request-id'] === 'string' ? headers['x-request-id'] : undefined
+        return { actor, requestId, alertLoader: new DataLoader((ids: readonly string[]) => domain.getAlertsByIds(actor, ids)) }
+      },
+      logFault: (error, requestId) => runtime.logger.error({ err: error, reqId: requestId }, 'unhandled error in devices subgraph'),
+    })
+    return { domain, subgraph, close: () => prisma.$disconnect() }
+  },
+}
