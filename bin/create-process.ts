@@ -25,7 +25,7 @@ import { createJobRunner, type JobRunner } from '../platform/jobs/job-runner.js'
 import { createMemoryRateLimitStore, createPostgresRateLimitStore, createRateLimiter } from '../platform/rate-limit/rate-limiter.js'
 import type { ServiceInstance } from '../platform/service-module.js'
 import { STANDARD_ERRORS, STANDARD_ROLES, standardErrorBody } from '../platform/standard-errors.js'
-import { SERVICES } from './services.js'
+import { KNOWN_SCOPES, SERVICES } from './services.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -114,7 +114,7 @@ export async function createTesseraProcess(options: ProcessOptions) {
     if (db && mode.kind !== 'gateway') {
       const platformPrisma = new PlatformPrisma(db.prismaOptions())
       cleanups.push(() => platformPrisma.$disconnect())
-      credentials = createCredentialStore(platformPrisma, { tokenTtlSeconds: config.tokenTtlSeconds })
+      credentials = createCredentialStore(platformPrisma, { tokenTtlSeconds: config.tokenTtlSeconds, knownScopes: KNOWN_SCOPES })
       await bootstrapCredentials(credentials, config, announce)
       const secrets = await loadSecretBox(config, db)
       events = await createEventBus(db, { onError: (error) => app.log.error({ err: error }, 'event bus') })
@@ -221,7 +221,7 @@ async function serveSubgraph(app: FastifyInstance, subgraph: Subgraph) {
       const requestId = (context as { requestId?: string } | undefined)?.requestId
       return {
         statusCode: 200,
-        response: { data: execution.data ?? null, errors: execution.errors?.map((e) => subgraph.formatError(e, requestId)) },
+        response: { data: execution.data ?? null, errors: execution.errors?.map((e) => subgraph.maskError(e, requestId).toJSON()) },
       }
     },
   } as never)

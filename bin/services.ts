@@ -25,3 +25,6 @@ const entry = <Domain>(module: ServiceModule<Domain>, rest: FastifyPluginAsync<R
 export const SERVICES: Record<string, ServiceEntry> = {
   devices: entry(devicesModule, devicesRestAdapter),
 }
+
+/** Every scope some service checks. */
+export const KNOWN_SCOPES: readonly string[] = Object.values(SERVICES).flatMap((s) => s.module.scopes)

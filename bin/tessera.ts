@@ -12,7 +12,7 @@ import { ConfigError, loadPlatformConfig, type PlatformConfig } from '../platfor
 import { createDatabase, type Database } from '../platform/db/database.js'
 import { applyMigrations } from '../platform/db/migrate.js'
 import { allMigrations, createTesseraProcess, type ProcessMode } from './create-process.js'
-import { SERVICES } from './services.js'
+import { KNOWN_SCOPES, SERVICES } from './services.js'
 
 const HELP = `Usage: tessera <command> [options]
 
@@ -66,7 +66,7 @@ async function main(argv: string[]): Promise<number> {
         await applyMigrations(db, allMigrations())
         const prisma = new PlatformPrisma(db.prismaOptions())
         try {
-          await manageCredentials(createCredentialStore(prisma, { tokenTtlSeconds: config.tokenTtlSeconds }), command, sub, arg, values)
+          await manageCredentials(createCredentialStore(prisma, { tokenTtlSeconds: config.tokenTtlSeconds, knownScopes: KNOWN_SCOPES }), command, sub, arg, values)
         } finally {
           await prisma.$disconnect()
         }

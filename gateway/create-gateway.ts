@@ -7,7 +7,7 @@ import {
   type GraphQLDataSourceProcessOptions,
 } from '@apollo/gateway'
 import type { FastifyInstance } from 'fastify'
-import type { ExecutionResult, GraphQLSchema } from 'graphql'
+import { validate, type ExecutionResult, type GraphQLSchema } from 'graphql'
 import { WebSocketServer } from 'ws'
 import { readCredential, type HeaderBag } from '../platform/auth/read-credential.js'
 import type { Metrics } from '../platform/http/metrics.js'
@@ -66,22 +66,38 @@ export async function createGateway(options: GatewayOptions) {
     gateway,
     introspection: options.introspection,
     csrfPrevention: true,
-    validationRules: [limitsRule],
     includeStacktraceInErrorResponses: false,
     // The landing page is our own, self-contained explorer (no CDN), served by the route below.
     plugins: [
       {
         async requestDidStart() {
+          let executed = false
           return {
-            async willSendResponse({ operation, errors }) {
+            // Apollo would file a limit breach under GRAPHQL_VALIDATION_FAILED; checked here,
+            // still before any planning, it keeps its own code and a 400.
+            async didResolveOperation({ document, schema }) {
+              const [breach] = validate(schema, document, [limitsRule])
+              if (breach) throw breach
+            },
+            async executionDidStart() {
+              executed = true
+            },
+            async willSendResponse({ operation, errors, response }) {
               options.metrics.graphqlOperations.inc({ type: operation?.operation ?? 'unknown', outcome: errors?.length ? 'error' : 'ok' })
+              // An executed operation answers 200 with its errors in the body, as GraphQL over
+              // HTTP expects; a service's status stays visible in each error's extensions.http.
+              if (executed && response.body.kind === 'single' && response.body.singleResult.data !== undefined) response.http.status = 200
             },
           }
         },
       },
     ],
-    formatError(formatted) {
-      return formatted
+    // Apollo moves extensions.http into the response status; the services' contract is that
+    // every GraphQL error also carries it, so it is put back.
+    formatError(formatted, error) {
+      const http = (error as { extensions?: { http?: { status?: unknown } } } | undefined)?.extensions?.http
+      if (typeof http?.status !== 'number') return formatted
+      return { ...formatted, extensions: { ...formatted.extensions, http: { status: http.status } } }
     },
   })
   await apollo.start()

@@ -45,6 +45,7 @@ export function createQueryLimitsRule(limits: QueryLimits) {
       depth: number,
       variables: Record<string, unknown>,
       seen: Set<string>,
+      pageSize: number | undefined,
     ): { depth: number; cost: number } => {
       let deepest = depth
       let cost = 0
@@ -55,13 +56,14 @@ export function createQueryLimitsRule(limits: QueryLimits) {
           const name = selection.name.value
           if (name.startsWith('__')) continue
           const type = fields?.[name]?.type
-          let multiplier = 1
-          if (type && isList(type)) {
-            const arg = selection.arguments?.find((a) => PAGE_ARGUMENTS.includes(a.name.value))
-            multiplier = arg ? pageSize(arg.value, variables) ?? listSize : listSize
-          }
+          const arg = selection.arguments?.find((a) => PAGE_ARGUMENTS.includes(a.name.value))
+          const requested = arg ? pageArgument(arg.value, variables) ?? listSize : undefined
+          // A list multiplies what it selects by its size: its own page argument, else one
+          // given on the page object above it (`alerts(limit: 100) { items { … } }`).
+          const list = type !== undefined && isList(type)
+          const multiplier = list ? requested ?? pageSize ?? listSize : 1
           if (selection.selectionSet) {
-            const inner = measure(selection.selectionSet, type, depth + 1, variables, seen)
+            const inner = measure(selection.selectionSet, type, depth + 1, variables, seen, list ? undefined : requested)
             deepest = Math.max(deepest, inner.depth)
             cost += 1 + multiplier * inner.cost
           } else {
@@ -70,7 +72,7 @@ export function createQueryLimitsRule(limits: QueryLimits) {
           }
         } else if (selection.kind === Kind.INLINE_FRAGMENT) {
           const onType = selection.typeCondition ? context.getSchema().getType(selection.typeCondition.name.value) ?? parent : parent
-          const inner = measure(selection.selectionSet, onType as GraphQLType | undefined, depth, variables, seen)
+          const inner = measure(selection.selectionSet, onType as GraphQLType | undefined, depth, variables, seen, pageSize)
           deepest = Math.max(deepest, inner.depth)
           cost += inner.cost
         } else {
@@ -78,7 +80,7 @@ export function createQueryLimitsRule(limits: QueryLimits) {
           // A fragment cycle is reported by graphql's own rules; here it is simply not followed.
           if (!fragment || seen.has(fragment.name.value)) continue
           const onType = context.getSchema().getType(fragment.typeCondition.name.value) ?? parent
-          const inner = measure(fragment.selectionSet, onType as GraphQLType | undefined, depth, variables, new Set([...seen, fragment.name.value]))
+          const inner = measure(fragment.selectionSet, onType as GraphQLType | undefined, depth, variables, new Set([...seen, fragment.name.value]), pageSize)
           deepest = Math.max(deepest, inner.depth)
           cost += inner.cost
         }
@@ -91,7 +93,7 @@ export function createQueryLimitsRule(limits: QueryLimits) {
         const schema = context.getSchema()
         const root =
           node.operation === 'query' ? schema.getQueryType() : node.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType()
-        const { depth, cost } = measure(node.selectionSet, root ?? undefined, 0, {}, new Set())
+        const { depth, cost } = measure(node.selectionSet, root ?? undefined, 0, {}, new Set(), undefined)
         if (depth > limits.maxDepth) {
           context.reportError(
             new GraphQLError(`Query depth ${depth} exceeds the maximum of ${limits.maxDepth}`, {
@@ -119,6 +121,6 @@ function isList(type: GraphQLOutputType): boolean {
 
 // Variables are not known during validation, so a page size given by a variable counts as
 // the default size; the subgraphs enforce their own maxima on the real value.
-function pageSize(value: ValueNode, _variables: Record<string, unknown>): number | undefined {
+function pageArgument(value: ValueNode, _variables: Record<string, unknown>): number | undefined {
   return value.kind === Kind.INT ? Math.max(1, Number(value.value)) : undefined
 }

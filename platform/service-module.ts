@@ -31,6 +31,8 @@ export interface ServiceInstance<Domain> {
 /** A service as the command line sees it: a name, its migrations, and a factory. */
 export interface ServiceModule<Domain> {
   name: string
+  /** The OAuth scopes the service checks, e.g. `devices:read`. */
+  scopes: readonly string[]
   /** The service's migrations (its own Postgres schema). */
   migrations: MigrationSet
   create(runtime: ServiceRuntime): Promise<ServiceInstance<Domain>>

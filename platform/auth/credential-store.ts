@@ -33,6 +33,8 @@ export interface CredentialStoreOptions {
   tokenTtlSeconds: number
   /** How long a verified credential is trusted without asking the database again (ms). */
   cacheMs?: number
+  /** Scopes the running services define; others are refused when granted or requested. */
+  knownScopes?: readonly string[]
 }
 
 export const API_KEY_PREFIX = 'tsr_'
@@ -58,9 +60,18 @@ export function createCredentialStore(prisma: PrismaClient, options: CredentialS
     cache.set(hash, { principal, until })
   }
 
+  const known = (scope: string) => {
+    if (!SCOPE_PATTERN.test(scope)) return false
+    if (!options.knownScopes || scope === '*') return true
+    const service = scope.split(':')[0]
+    return options.knownScopes.some((k) => k === scope || (scope.endsWith(':*') && k.startsWith(`${service}:`)))
+  }
+
   function checkScopes(scopes: readonly string[]): string[] {
     if (scopes.length === 0) throw new CredentialError('At least one scope is required')
-    for (const s of scopes) if (!SCOPE_PATTERN.test(s)) throw new CredentialError(`Invalid scope "${s}"`)
+    for (const s of scopes) {
+      if (!known(s)) throw new CredentialError(`Unknown scope "${s}"${options.knownScopes ? `; known: *, ${options.knownScopes.join(', ')}` : ''}`)
+    }
     return [...new Set(scopes)]
   }
 
@@ -128,7 +139,7 @@ export function createCredentialStore(prisma: PrismaClient, options: CredentialS
       if (!client || !valid) return { ok: false, error: 'invalid_client', description: 'Client authentication failed' }
       const requested = input.scope?.trim() ? input.scope.trim().split(/\s+/) : client.scopes
       const holder: Principal = { id: `client:${client.clientId}`, method: 'access_token', scopes: client.scopes }
-      const denied = requested.filter((s) => !SCOPE_PATTERN.test(s) || !hasScope(holder, s))
+      const denied = requested.filter((s) => !known(s) || !hasScope(holder, s))
       if (denied.length) {
         return { ok: false, error: 'invalid_scope', description: `Scope not granted to this client: ${denied.join(' ')}` }
       }

@@ -8,7 +8,6 @@ import {
   validate,
   type DocumentNode,
   type ExecutionResult,
-  type GraphQLFormattedError,
   type GraphQLSchema,
 } from 'graphql'
 import type { HeaderBag } from '../auth/read-credential.js'
@@ -45,8 +44,8 @@ export interface Subgraph<Context extends { requestId?: string } = { requestId?:
   execute(request: SubgraphRequest, headers: HeaderBag): Promise<ExecutionResult>
   /** Runs a subscription: a stream of results, or one result when it fails up front. */
   subscribe(request: SubgraphRequest, headers: HeaderBag): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult>
-  /** Masks unexpected errors (logging them) and keeps coded ones. */
-  formatError(error: GraphQLError, requestId?: string): GraphQLFormattedError
+  /** Masks an unexpected error (logging it); coded and GraphQL errors pass as they are. */
+  maskError(error: GraphQLError, requestId?: string): GraphQLError
 }
 
 /**
@@ -77,26 +76,27 @@ export function createSubgraph<Context extends { requestId?: string }>(
     return prepared
   }
 
-  const formatError = (error: GraphQLError, requestId?: string): GraphQLFormattedError => {
+  const maskError = (error: GraphQLError, requestId?: string): GraphQLError => {
     const original = error.originalError
-    if (!original || isTesseraError(original) || original instanceof GraphQLError) return error.toJSON()
+    if (!original || isTesseraError(original) || original instanceof GraphQLError) return error
     definition.logFault?.(original, requestId)
-    return {
-      message: `Internal error; quote request id ${requestId ?? 'unknown'} to support`,
-      locations: error.locations,
+    return new GraphQLError(`Internal error; quote request id ${requestId ?? 'unknown'} to support`, {
+      nodes: error.nodes,
+      source: error.source,
+      positions: error.positions,
       path: error.path,
       extensions: { code: 'INTERNAL_SERVER_ERROR', http: { status: 500 } },
-    }
+    })
   }
 
   const finish = (result: ExecutionResult, requestId?: string): ExecutionResult =>
-    result.errors ? { ...result, errors: result.errors.map((e) => formatError(e, requestId) as GraphQLError) } : result
+    result.errors ? { ...result, errors: result.errors.map((e) => maskError(e, requestId)) } : result
 
   return {
     name: definition.name,
     schema,
     createContext: definition.createContext,
-    formatError,
+    maskError,
     async execute(request, headers) {
       const document = prepare(request.query)
       if (!('kind' in document)) return { errors: document.map((e) => e) }

@@ -21,6 +21,7 @@ export type { DwellConfig } from './dwell-detector.js'
 /** The device gateway: signals with dwell detection, medical alerts, quantum circuits. */
 export const devicesModule: ServiceModule<DevicesService> = {
   name: 'devices',
+  scopes: ['devices:read', 'devices:write'],
   migrations: { schema: 'devices', dir: fileURLToPath(new URL('./prisma/migrations', import.meta.url)) },
   async create(runtime) {
     const prisma = new PrismaClient(runtime.db.prismaOptions())
