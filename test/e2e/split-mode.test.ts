@@ -1,0 +1,97 @@
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest'
+import { collect, wsClient } from '../support/graphql-ws-client.js'
+import { spawnTessera, type SpawnedTessera } from '../support/spawn-tessera.js'
+import { TEST_CREDENTIALS, testEnv } from '../support/test-credentials.js'
+
+const auth = { authorization: `Bearer ${TEST_CREDENTIALS.apiKey}` }
+
+async function graphql(url: string, query: string, variables?: Record<string, unknown>) {
+  const res = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify({ query, variables }) })
+  return { status: res.status, body: (await res.json()) as { data?: Record<string, any> | null; errors?: Array<{ message: string; extensions?: Record<string, any> }> } }
+}
+
+describe('split mode: services and gateway as separate processes on PostgreSQL', () => {
+  let databaseUrl: string
+  let replicaA: SpawnedTessera
+  let replicaB: SpawnedTessera
+  let gateway: SpawnedTessera
+  const env = () => testEnv({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', TESSERA_RATE_LIMIT_MAX: '10000' })
+
+  beforeAll(async () => {
+    const admin = new pg.Client({ connectionString: inject('postgresUrl') })
+    await admin.connect()
+    await admin.query('DROP DATABASE IF EXISTS tessera_split')
+    await admin.query('CREATE DATABASE tessera_split')
+    await admin.end()
+    databaseUrl = `${inject('postgresBase')}tessera_split`
+    replicaA = await spawnTessera(['start', '--service', 'devices'], { ...env(), PORT: '0' })
+    replicaB = await spawnTessera(['start', '--service', 'devices'], { ...env(), PORT: '0' })
+    gateway = await spawnTessera(['start', '--gateway', '--subgraph', `devices=${replicaA.url}/graphql`], { ...env(), PORT: '0' })
+  })
+  afterAll(async () => {
+    await Promise.all([gateway?.stop(), replicaA?.stop(), replicaB?.stop()])
+  })
+
+  it('serves REST on the service and GraphQL through the gateway over HTTP', async () => {
+    const rest = await fetch(`${replicaB.url}/v1/medical/alert`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...auth },
+      body: JSON.stringify({ device_id: 'split-1', priority: 'high' }),
+    })
+    expect(rest.status).toBe(201)
+    const { alert_id } = (await rest.json()) as { alert_id: string }
+    const res = await graphql(gateway.url, 'query($id: ID!) { alert(id: $id) { id deviceId priority device { alerts { total } } } }', { id: alert_id })
+    expect(res.body).toEqual({ data: { alert: { id: alert_id, deviceId: 'split-1', priority: 'HIGH', device: { alerts: { total: 1 } } } } })
+  })
+
+  it('keeps service errors coded across the process boundary', async () => {
+    const res = await graphql(gateway.url, 'mutation { runCircuit(input: { qubits: 40, gates: [] }) { id } }')
+    expect(res.body.errors?.[0]?.extensions).toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'qubits' } })
+  })
+
+  it('forwards a subscription to the service over graphql-ws, and events cross replicas', async () => {
+    const client = wsClient(`${gateway.url}/graphql`, auth)
+    try {
+      const sub = collect(client, { query: 'subscription { alertRaised(deviceId: "split-2") { id deviceId } }' }, 1, 15_000)
+      await sub.ready
+      await new Promise((r) => setTimeout(r, 300))
+      // Raised on replica B; the subscription lives on replica A: PostgreSQL NOTIFY carries it.
+      const rest = await fetch(`${replicaB.url}/v1/medical/alert`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...auth },
+        body: JSON.stringify({ device_id: 'split-2', priority: 'low' }),
+      })
+      const { alert_id } = (await rest.json()) as { alert_id: string }
+      const [event] = await sub.results
+      expect(event?.data).toEqual({ alertRaised: { id: alert_id, deviceId: 'split-2' } })
+    } finally {
+      await client.dispose()
+    }
+  })
+
+  it('shares rate-limit counters between replicas', async () => {
+    const limited = { ...env(), TESSERA_RATE_LIMIT_MAX: '4', TESSERA_RATE_LIMIT_WINDOW_SECONDS: '3600' }
+    const [a, b] = await Promise.all([spawnTessera(['start', '--service', 'devices'], { ...limited, PORT: '0' }), spawnTessera(['start', '--service', 'devices'], { ...limited, PORT: '0' })])
+    try {
+      // A fresh key, so earlier tests' requests do not count.
+      const headers = { authorization: 'Bearer tsr_unknown_key_for_rate_limit_test' }
+      const statuses: number[] = []
+      for (let i = 0; i < 6; i++) statuses.push((await fetch(`${i % 2 ? a.url : b.url}/v1/quantum/gates`, { headers })).status)
+      expect(statuses).toEqual([401, 401, 401, 401, 429, 429])
+    } finally {
+      await Promise.all([a.stop(), b.stop()])
+    }
+  })
+
+  it('gives partial errors while a subgraph is down and recovers when it is back', async () => {
+    const port = new URL(replicaA.url).port
+    expect(await replicaA.stop()).toBe(0)
+    const down = await graphql(gateway.url, '{ circuitLimits { maxQubits } }')
+    expect(down.body.errors?.length).toBeGreaterThan(0)
+    expect(down.body.data ?? null).toBeNull()
+    replicaA = await spawnTessera(['start', '--service', 'devices'], { ...env(), PORT: port })
+    const back = await graphql(gateway.url, '{ circuitLimits { maxQubits } }')
+    expect(back.body).toEqual({ data: { circuitLimits: { maxQubits: 16 } } })
+  })
+})
