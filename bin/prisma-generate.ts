@@ -1,7 +1,8 @@
 // Generates the Prisma clients of the platform and every service. `prisma generate` needs no
 // engine binary in Prisma 7, but its CLI still checks that a schema-engine path exists, and
 // that binary would have to be downloaded from outside the npm registry; any file satisfies
-// the check because generate never runs it.
+// the check because generate never runs it. CHECKPOINT_DISABLE stops the CLI's update check,
+// which would otherwise call out to Prisma's servers.
 import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync } from 'node:fs'
 import path from 'node:path'
@@ -18,7 +19,7 @@ const env = { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SC
 for (const schema of schemas) {
   execFileSync(process.execPath, [path.join(root, 'node_modules/prisma/build/index.js'), 'generate', '--schema', schema], {
     cwd: root,
-    env: { ...env, PRISMA_HIDE_UPDATE_MESSAGE: '1' },
+    env: { ...env, PRISMA_HIDE_UPDATE_MESSAGE: '1', CHECKPOINT_DISABLE: '1' },
     stdio: ['ignore', 'ignore', 'inherit'],
   })
   console.log(`prisma client generated for ${schema}`)

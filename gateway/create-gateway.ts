@@ -48,6 +48,9 @@ const FORWARDED_HEADERS = ['authorization', 'x-api-key', 'x-request-id']
  * subgraphs, which authorize; the gateway only limits shape (depth, cost) and rate.
  */
 export async function createGateway(options: GatewayOptions) {
+  // @apollo/gateway otherwise exports usage metrics to Apollo and probes cloud metadata
+  // endpoints (AWS, GCP, Azure) to describe the host; a self-hosted gateway sends nothing out.
+  process.env.APOLLO_TELEMETRY_DISABLED = 'true'
   let apiSchema: GraphQLSchema | undefined
   const gateway = new ApolloGateway({
     supergraphSdl: options.supergraphSdl,

@@ -1,0 +1,91 @@
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { spawnTessera } from './support/spawn-tessera.js'
+
+const dirs: string[] = []
+const dataDir = () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'tessera-cli-'))
+  dirs.push(dir)
+  return dir
+}
+const tessera = (args: string[], env: Record<string, string>) =>
+  spawnSync(process.execPath, ['--import', 'tsx', 'bin/tessera.ts', ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, encoding: 'utf8', timeout: 90_000 })
+
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+})
+
+describe('the tessera command', () => {
+  it('fails fast with a clear message on a bad setting', () => {
+    const res = tessera(['start'], { PORT: 'eighty', DATA_DIR: dataDir() })
+    expect(res.status).toBe(2)
+    expect(res.stderr).toContain('PORT')
+    const pair = tessera(['start'], { TESSERA_CLIENT_ID: 'only-the-id', DATA_DIR: dataDir() })
+    expect(pair.status).toBe(2)
+    expect(pair.stderr).toContain('TESSERA_CLIENT_ID and TESSERA_CLIENT_SECRET must be set together')
+  })
+
+  it('prints development credentials on the first start only, and they work', async () => {
+    const dir = dataDir()
+    const first = await spawnTessera(['start'], { DATA_DIR: dir, PORT: '0' })
+    const key = /API key\s+(tsr_\S+)/.exec(first.output())?.[1]
+    expect(key).toBeDefined()
+    const res = await fetch(`${first.url}/v1/quantum/gates`, { headers: { authorization: `Bearer ${key}` } })
+    expect(res.status).toBe(200)
+    expect(await first.stop()).toBe(0)
+    const second = await spawnTessera(['start'], { DATA_DIR: dir, PORT: '0' })
+    expect(second.output()).not.toContain('tsr_')
+    expect((await fetch(`${second.url}/v1/quantum/gates`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200)
+    expect(await second.stop()).toBe(0)
+  })
+
+  it('registers exactly the credentials given in the environment', async () => {
+    const dir = dataDir()
+    const apiKey = 'my-own-development-key-123456'
+    const running = await spawnTessera(['start'], { DATA_DIR: dir, PORT: '0', TESSERA_API_KEY: apiKey, TESSERA_CLIENT_ID: 'ci-client', TESSERA_CLIENT_SECRET: 'ci-secret-0123456789abcdef' })
+    try {
+      expect(running.output()).not.toContain(apiKey)
+      expect((await fetch(`${running.url}/v1/quantum/gates`, { headers: { authorization: `Bearer ${apiKey}` } })).status).toBe(200)
+      const token = await fetch(`${running.url}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=client_credentials&client_id=ci-client&client_secret=ci-secret-0123456789abcdef',
+      })
+      expect(token.status).toBe(200)
+    } finally {
+      await running.stop()
+    }
+  })
+
+  it('refuses to open a data folder another process is using', async () => {
+    const dir = dataDir()
+    const running = await spawnTessera(['start'], { DATA_DIR: dir, PORT: '0' })
+    try {
+      const second = tessera(['start'], { DATA_DIR: dir, PORT: '0' })
+      expect(second.status).toBe(2)
+      expect(second.stderr).toMatch(/in use by process \d+/)
+    } finally {
+      await running.stop()
+    }
+  })
+
+  it('creates, lists and revokes API keys; a key is shown once and stored hashed', () => {
+    const dir = dataDir()
+    const created = tessera(['keys', 'create', '--name', 'kiosk', '--scopes', 'devices:read'], { DATA_DIR: dir })
+    expect(created.status, created.stderr).toBe(0)
+    const key = /\n {2}(tsr_\S+)/.exec(created.stdout)?.[1]
+    const id = /API key ([0-9a-f-]{36})/.exec(created.stdout)?.[1]
+    expect(key && id).toBeTruthy()
+    const listed = tessera(['keys', 'list'], { DATA_DIR: dir })
+    expect(listed.stdout).toContain('kiosk')
+    expect(listed.stdout).not.toContain(key!)
+    expect(tessera(['keys', 'revoke', id!], { DATA_DIR: dir }).stdout).toContain(`revoked ${id}`)
+    expect(tessera(['keys', 'list'], { DATA_DIR: dir }).stdout).toMatch(/kiosk.*revoked/)
+    const unknown = tessera(['keys', 'create', '--name', 'x', '--scopes', 'nothing:read'], { DATA_DIR: dir })
+    expect(unknown.status).toBe(2)
+    expect(unknown.stderr).toContain('Unknown scope "nothing:read"')
+  })
+})
