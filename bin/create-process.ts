@@ -109,7 +109,6 @@ export async function createTesseraProcess(options: ProcessOptions) {
         return !jobs || jobs.isRunning
       },
     })
-    cleanups.push(() => app.close())
 
     if (db && mode.kind !== 'gateway') {
       const platformPrisma = new PlatformPrisma(db.prismaOptions())
@@ -169,7 +168,6 @@ export async function createTesseraProcess(options: ProcessOptions) {
       const gw = gateway
       await gw.register(app)
       routeUpgrades(app.server, { '/graphql': (req, socket, head) => gw.handleUpgrade(req, socket, head, (ws) => gw.wss.emit('connection', ws, req)) })
-      // Runs before app.close() (cleanups run in reverse), so open subscriptions end first.
       cleanups.push(() => gw.stop())
     }
 
@@ -177,6 +175,14 @@ export async function createTesseraProcess(options: ProcessOptions) {
       const runner = jobs
       await runner.start()
       cleanups.push(() => runner.stop(config.shutdownGraceMs))
+    }
+    // Cleanups run in reverse: subscriptions end, then the server stops taking connections and
+    // lets in-flight requests finish, then running jobs finish, and only then do the gateway,
+    // the services and the database close.
+    cleanups.push(() => app.close())
+    if (gateway) {
+      const gw = gateway
+      cleanups.push(() => gw.closeSubscriptions())
     }
 
     return {
@@ -244,7 +250,7 @@ async function bootstrapCredentials(store: CredentialStore, config: PlatformConf
       `  OAuth client   ${client.clientId}`,
       `  client secret  ${clientId ? '(TESSERA_CLIENT_SECRET)' : client.clientSecret}`,
       '  Use the key as "Authorization: Bearer <key>", or get a token with POST /oauth/token',
-      '  (grant_type=client_credentials). Manage credentials with `npm run keys -- --help`.',
+      '  (grant_type=client_credentials). Manage credentials with `npm run tessera -- --help`.',
       '',
     ].join('\n'),
   )

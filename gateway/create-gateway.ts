@@ -162,10 +162,14 @@ export async function createGateway(options: GatewayOptions) {
     /** Takes over WebSocket upgrades of /graphql. */
     handleUpgrade: wss.handleUpgrade.bind(wss),
     wss,
-    async stop() {
+    /** Ends every subscription (clients get close code 1001, going away) and refuses new ones. */
+    async closeSubscriptions() {
       await subscriptions.dispose()
-      for (const client of wss.clients) client.terminate()
+      for (const client of wss.clients) client.close(1001, 'Server shutting down')
       wss.close()
+    },
+    /** Stops the gateway; call after in-flight HTTP requests have finished. */
+    async stop() {
       await apollo.stop()
     },
   }

@@ -55,6 +55,9 @@ export function installRestEdge(scope: FastifyInstance, options: RestEdgeOptions
     }
   }
 
+  // The interfaces take JSON; Fastify's built-in text/plain parser would turn a text body into
+  // a string and a confusing "must be object" instead of a clear 415.
+  scope.removeContentTypeParser('text/plain')
   scope.decorateRequest('principal', null)
   scope.addHook('onRequest', limit)
   scope.addHook('onRequest', async (request) => {
