@@ -231,6 +231,10 @@ async function serveSubgraph(app: FastifyInstance, subgraph: Subgraph) {
       }
     },
   } as never)
+  app.graphql.addHook('preExecution', async (_schema, document, _context, variables) => {
+    const refused = subgraph.checkInput(document, variables as Record<string, unknown> | undefined)
+    if (refused) throw refused
+  })
 }
 
 async function bootstrapCredentials(store: CredentialStore, config: PlatformConfig, announce: (text: string) => void) {

@@ -104,3 +104,15 @@ export class UnreachableCaseError extends Error {
     super(`Unreachable case: ${JSON.stringify(value)}`)
   }
 }
+
+/**
+ * The same error with field names translated (`dwellMs` → `dwell_ms`) in its message and
+ * details, for an interface that spells fields differently from the domain. Other errors
+ * pass through unchanged.
+ */
+export function renameFields(error: unknown, names: Record<string, string>): unknown {
+  if (!(error instanceof TesseraError)) return error
+  const rename = (text: string) => Object.entries(names).reduce((t, [from, to]) => t.replace(new RegExp(`\\b${from}\\b`, 'g'), to), text)
+  const details = error.details ? (JSON.parse(rename(JSON.stringify(error.details))) as ErrorDetails) : undefined
+  return new TesseraError(error.code, error.status, rename(error.message), details, error.headers)
+}

@@ -6,12 +6,14 @@ import {
   parse,
   subscribe,
   validate,
+  visit,
   type DocumentNode,
   type ExecutionResult,
   type GraphQLSchema,
 } from 'graphql'
 import type { HeaderBag } from '../auth/read-credential.js'
-import { isTesseraError } from '../errors.js'
+import { isTesseraError, type ErrorRegistry } from '../errors.js'
+import { findNul } from '../validation/find-nul.js'
 import { mapAsyncIterator } from '../events/map-async-iterator.js'
 
 /** One GraphQL request as it reaches a subgraph. */
@@ -32,6 +34,8 @@ export interface SubgraphDefinition<Context extends { requestId?: string }> {
   resolvers: GraphQLResolverMap<Context>
   /** Builds the per-request context (verifies the forwarded credentials, creates loaders). */
   createContext(headers: HeaderBag): Promise<Context>
+  /** The service's coded errors, for input the platform rejects before resolvers run. */
+  errors: ErrorRegistry
   logFault?: FaultLogger
 }
 
@@ -44,6 +48,8 @@ export interface Subgraph<Context extends { requestId?: string } = { requestId?:
   execute(request: SubgraphRequest, headers: HeaderBag): Promise<ExecutionResult>
   /** Runs a subscription: a stream of results, or one result when it fails up front. */
   subscribe(request: SubgraphRequest, headers: HeaderBag): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult>
+  /** Refuses input the database could not store (a NUL character in a variable or literal). */
+  checkInput(document: DocumentNode, variables?: Record<string, unknown> | null): GraphQLError | undefined
   /** Masks an unexpected error (logging it); coded and GraphQL errors pass as they are. */
   maskError(error: GraphQLError, requestId?: string): GraphQLError
 }
@@ -60,7 +66,30 @@ export function createSubgraph<Context extends { requestId?: string }>(
   const documents = new Map<string, DocumentNode | readonly GraphQLError[]>()
 
   // The gateway sends a small set of query plans again and again; parse and validate once.
-  const prepare = (query: string): DocumentNode | readonly GraphQLError[] => {
+  // PostgreSQL text cannot hold U+0000: refused here, in the service's own error code, for
+  // every subgraph, instead of failing at the database.
+  const nulError = (field: string) => {
+    const error = definition.errors.invalid([{ field, message: 'must not contain the NUL character (U+0000)' }])
+    return new GraphQLError(error.message, { originalError: error, extensions: error.extensions })
+  }
+  const checkInput = (document: DocumentNode, variables?: Record<string, unknown> | null): GraphQLError | undefined => {
+    const variable = findNul(variables ?? {})
+    if (variable) return nulError(`$${variable}`)
+    let literal = false
+    visit(document, {
+      StringValue(node) {
+        if (node.value.includes('\u0000')) literal = true
+      },
+    })
+    return literal ? nulError('query') : undefined
+  }
+  const prepare = (query: string, variables?: Record<string, unknown> | null): DocumentNode | readonly GraphQLError[] => {
+    const prepared = parseAndValidate(query)
+    if (!('kind' in prepared)) return prepared
+    const refused = checkInput(prepared, variables)
+    return refused ? [refused] : prepared
+  }
+  const parseAndValidate = (query: string): DocumentNode | readonly GraphQLError[] => {
     const cached = documents.get(query)
     if (cached) return cached
     let prepared: DocumentNode | readonly GraphQLError[]
@@ -97,8 +126,9 @@ export function createSubgraph<Context extends { requestId?: string }>(
     schema,
     createContext: definition.createContext,
     maskError,
+    checkInput,
     async execute(request, headers) {
-      const document = prepare(request.query)
+      const document = prepare(request.query, request.variables)
       if (!('kind' in document)) return { errors: document.map((e) => e) }
       const contextValue = await definition.createContext(headers)
       const result = await execute({
@@ -111,7 +141,7 @@ export function createSubgraph<Context extends { requestId?: string }>(
       return finish(result, contextValue.requestId)
     },
     async subscribe(request, headers) {
-      const document = prepare(request.query)
+      const document = prepare(request.query, request.variables)
       if (!('kind' in document)) return { errors: document.map((e) => e) }
       const contextValue = await definition.createContext(headers)
       const result = await subscribe({

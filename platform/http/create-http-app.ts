@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import Ajv from 'ajv'
 import addFormats from 'ajv-formats'
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
 import { createMetrics, type Metrics } from './metrics.js'
 
 /** Options of the HTTP app. */
@@ -15,14 +15,17 @@ export interface HttpAppOptions {
   metrics?: Metrics
 }
 
-/** Answers a request no route matched. */
-export type NotFoundHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>
+/** How an interface answers requests under its paths that never reach one of its routes. */
+export interface PrefixHandlers {
+  notFound(request: FastifyRequest, reply: FastifyReply): Promise<unknown>
+  frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): Promise<unknown>
+}
 
 declare module 'fastify' {
   interface FastifyInstance {
     metrics: Metrics
-    /** Gives the paths under `prefix` their interface's 404 (error body, rate-limit headers). */
-    claimNotFound(prefix: string, handler: NotFoundHandler): void
+    /** Gives the paths under `prefix` their interface's 404 and URL errors (error body, rate-limit headers). */
+    claimPrefix(prefix: string, handlers: PrefixHandlers): void
   }
 }
 
@@ -34,6 +37,12 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
  * operational routes /health, /ready and /metrics. Interfaces are registered onto it.
  */
 export function createHttpApp(options: HttpAppOptions): FastifyInstance {
+  // Several interfaces share /v1, so answers outside any route go by the longest claimed prefix.
+  const claims: Array<{ prefix: string; handlers: PrefixHandlers }> = []
+  const ownerOf = (url: string) => {
+    const path = url.split('?')[0] ?? '/'
+    return claims.find((c) => path === c.prefix || path.startsWith(`${c.prefix}/`))?.handlers
+  }
   const app = Fastify({
     logger: options.logger,
     bodyLimit: options.bodyLimit,
@@ -43,7 +52,13 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    routerOptions: { ignoreTrailingSlash: true },
+    // Ids of up to a few hundred characters must reach the routes, which set their own limits.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    frameworkErrors: (error, request, reply) => {
+      const owner = ownerOf(request.url)
+      if (owner) return void owner.frameworkError(error, request, reply)
+      void (reply as FastifyReply).code(400).send({ error: { code: 'INVALID_REQUEST', message: error.message, requestId: request.id } })
+    },
   })
 
   // Bodies are validated strictly: "2" is not an integer, and unknown types are not coerced.
@@ -62,17 +77,14 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     metrics.observeHttp(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000)
   })
 
-  // Several interfaces share /v1, so 404s are routed by the longest claimed prefix.
-  const notFound: Array<{ prefix: string; handler: NotFoundHandler }> = []
-  app.decorate('claimNotFound', (prefix: string, handler: NotFoundHandler) => {
-    notFound.push({ prefix: prefix.replace(/\/$/, ''), handler })
-    notFound.sort((a, b) => b.prefix.length - a.prefix.length)
+  app.decorate('claimPrefix', (prefix: string, handlers: PrefixHandlers) => {
+    claims.push({ prefix: prefix.replace(/\/$/, ''), handlers })
+    claims.sort((a, b) => b.prefix.length - a.prefix.length)
   })
   app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0] ?? '/'
-    const owner = notFound.find((n) => path === n.prefix || path.startsWith(`${n.prefix}/`))
-    if (owner) return owner.handler(request, reply)
-    return reply.code(404).send({ error: { code: 'NOT_FOUND', message: `No route ${request.method} ${path}`, requestId: request.id } })
+    const owner = ownerOf(request.url)
+    if (owner) return owner.notFound(request, reply)
+    return reply.code(404).send({ error: { code: 'NOT_FOUND', message: `No route ${request.method} ${request.url.split('?')[0]}`, requestId: request.id } })
   })
 
   app.get('/health', { logLevel: 'warn' }, async () => ({ status: 'ok' }))

@@ -4,6 +4,7 @@ import { readCredential } from '../auth/read-credential.js'
 import { hasScope, type Principal } from '../auth/scopes.js'
 import { TesseraError, type ErrorRegistry, type ValidationIssue } from '../errors.js'
 import { rateLimitHeaders, type RateLimiter } from '../rate-limit/rate-limiter.js'
+import { findNul } from '../validation/find-nul.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -72,6 +73,12 @@ export function installRestEdge(scope: FastifyInstance, options: RestEdgeOptions
     }
     const principal = credential ? await options.verify(credential) : null
     if (!principal) {
+      // Every guess is a new credential, and so a new bucket above; failures also count
+      // against the client address, so guessing keys is throttled.
+      const failures = await options.limiter.consume(`authfail:${request.ip}`)
+      if (!failures.allowed) {
+        throw errors.forRole('rateLimited', 'Too many failed authentications from this address', { retryAfterSeconds: failures.reset }, rateLimitHeaders(failures))
+      }
       throw errors.forRole('unauthorized', 'Invalid, expired or revoked credentials', undefined, challenge('invalid_token', 'The access token is invalid'))
     }
     if (config.scope && !hasScope(principal, config.scope)) {
@@ -79,6 +86,10 @@ export function installRestEdge(scope: FastifyInstance, options: RestEdgeOptions
         challenge('insufficient_scope', `Requires ${config.scope}`))
     }
     request.principal = principal
+  })
+  scope.addHook('preValidation', async (request) => {
+    const field = findNul(request.params) ?? findNul(request.query) ?? findNul(request.body)
+    if (field) throw errors.invalid([{ field, message: 'must not contain the NUL character (U+0000)' }])
   })
 
   const send = (error: TesseraError, request: FastifyRequest, reply: FastifyReply) => {
@@ -94,13 +105,21 @@ export function installRestEdge(scope: FastifyInstance, options: RestEdgeOptions
     return send(errors.forRole('internal', `Internal error; quote request id ${request.id} to support`), request, reply)
   })
 
-  return async function notFound(request: FastifyRequest, reply: FastifyReply) {
-    try {
-      await limit(request, reply)
-    } catch (error) {
-      return send(error as TesseraError, request, reply)
-    }
-    return send(errors.forRole('notFound', `No route ${request.method} ${request.url.split('?')[0]}`), request, reply)
+  return {
+    /** Answers a path of this interface that no route matches. */
+    async notFound(request: FastifyRequest, reply: FastifyReply) {
+      try {
+        await limit(request, reply)
+      } catch (error) {
+        return send(error as TesseraError, request, reply)
+      }
+      return send(errors.forRole('notFound', `No route ${request.method} ${request.url.split('?')[0]}`), request, reply)
+    },
+    /** Answers what the router refuses before any route runs (a malformed or over-long URL). */
+    async frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+      const reason = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment is too long' : 'is not a valid URL'
+      return send(errors.invalid([{ field: 'path', message: reason }]), request, reply)
+    },
   }
 }
 
@@ -108,8 +127,7 @@ export function installRestEdge(scope: FastifyInstance, options: RestEdgeOptions
 function toTesseraError(error: FastifyError | TesseraError, errors: ErrorRegistry): TesseraError | undefined {
   if (error instanceof TesseraError) return error
   if (error.validation) {
-    const where = error.validationContext === 'body' ? '' : `${error.validationContext ?? ''}.`
-    return errors.invalid(error.validation.map((v) => toIssue(v, where)))
+    return errors.invalid(error.validation.map((v) => toIssue(v)))
   }
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -137,7 +155,7 @@ interface AjvIssue {
   params: Record<string, unknown>
 }
 
-function toIssue(v: AjvIssue, where: string): ValidationIssue {
+function toIssue(v: AjvIssue): ValidationIssue {
   let field = v.instancePath
     .split('/')
     .slice(1)
@@ -155,5 +173,5 @@ function toIssue(v: AjvIssue, where: string): ValidationIssue {
   } else if (v.keyword === 'enum') {
     message = `must be one of: ${(v.params.allowedValues as unknown[]).join(', ')}`
   }
-  return { field: `${where}${field || 'body'}`, message }
+  return { field: field || 'body', message }
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import type { Principal } from '../../platform/auth/scopes.js'
+import { renameFields } from '../../platform/errors.js'
 import { installRestEdge } from '../../platform/http/rest-edge.js'
 import type { RateLimiter } from '../../platform/rate-limit/rate-limiter.js'
 import { standardErrorBody } from '../../platform/standard-errors.js'
@@ -32,14 +33,14 @@ const params = (name: string) => ({ type: 'object', required: [name], properties
  */
 export const devicesRestAdapter: FastifyPluginAsync<DevicesRestOptions> = async (app: FastifyInstance, options) => {
   const { domain } = options
-  const notFound = installRestEdge(app, {
+  const edge = installRestEdge(app, {
     errors: devicesErrors,
     errorBody: (error, request) => standardErrorBody(error, request.id),
     verify: options.verify,
     limiter: options.limiter,
     realm: 'tessera-devices',
   })
-  for (const prefix of ['/v1/aac', '/v1/medical', '/v1/quantum']) app.claimNotFound(prefix, notFound)
+  for (const prefix of ['/v1/aac', '/v1/medical', '/v1/quantum']) app.claimPrefix(prefix, edge)
 
   // --- Signals -----------------------------------------------------------------------------
   app.post('/v1/aac/signal', {
@@ -52,7 +53,7 @@ export const devicesRestAdapter: FastifyPluginAsync<DevicesRestOptions> = async 
     },
   }, async (request, reply) => {
     const result = await domain.submitSignal(request.principal, request.body as Record<string, unknown>)
-    return reply.code(201).send({ ...signalBody(result.signal), dwell_events: result.events.map(dwellEventBody) })
+    return reply.code(201).header('location', `/v1/aac/signal/${result.signal.id}`).send({ ...signalBody(result.signal), dwell_events: result.events.map(dwellEventBody) })
   })
 
   app.get('/v1/aac/signal/:signal_id', { schema: { params: params('signal_id') } }, async (request) =>
@@ -76,13 +77,18 @@ export const devicesRestAdapter: FastifyPluginAsync<DevicesRestOptions> = async 
   }, async (request) => {
     const { device_id } = request.params as { device_id: string }
     const body = request.body as { radius?: number; dwell_ms?: number; max_gap_ms?: number; rearm?: string }
-    const config = await domain.configureDwell(request.principal, device_id, {
-      radius: body.radius,
-      dwellMs: body.dwell_ms,
-      maxGapMs: body.max_gap_ms,
-      rearm: body.rearm,
-    })
-    return dwellConfigBody(device_id, config)
+    try {
+      const config = await domain.configureDwell(request.principal, device_id, {
+        radius: body.radius,
+        dwellMs: body.dwell_ms,
+        maxGapMs: body.max_gap_ms,
+        rearm: body.rearm,
+      })
+      return dwellConfigBody(device_id, config)
+    } catch (error) {
+      // The domain names settings as GraphQL does; this body spells them as sent.
+      throw renameFields(error, { dwellMs: 'dwell_ms', maxGapMs: 'max_gap_ms' })
+    }
   })
 
   app.get('/v1/aac/devices/:device_id/events', {

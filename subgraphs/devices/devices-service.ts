@@ -131,6 +131,10 @@ export function createDevicesService(deps: DevicesServiceDeps) {
     return { ...config.dwellDefaults, ...((row?.dwellConfig as Partial<DwellConfig> | null) ?? {}) }
   }
 
+  const checkDeviceId = (deviceId: string | undefined, issues: ValidationIssue[]) => {
+    if (deviceId !== undefined && !DEVICE_ID_PATTERN.test(deviceId)) issues.push({ field: 'device_id', message: 'must be 1-128 characters of letters, digits and . _ : -' })
+  }
+
   function checkPage(filter: { limit?: number; offset?: number }, issues: ValidationIssue[]) {
     const limit = filter.limit ?? 20
     const offset = filter.offset ?? 0
@@ -275,6 +279,7 @@ export function createDevicesService(deps: DevicesServiceDeps) {
       const { limit, offset } = checkPage(filter, issues)
       if (filter.status !== undefined && !ALERT_STATUSES.includes(filter.status)) issues.push({ field: 'status', message: `must be one of: ${ALERT_STATUSES.join(', ')}` })
       if (filter.priority !== undefined && !ALERT_PRIORITIES.includes(filter.priority)) issues.push({ field: 'priority', message: `must be one of: ${ALERT_PRIORITIES.join(', ')}` })
+      checkDeviceId(filter.deviceId, issues)
       if (issues.length) throw invalid(issues)
       const where = { status: filter.status, deviceId: filter.deviceId, priority: filter.priority }
       const [rows, total] = await prisma.$transaction([
@@ -343,13 +348,18 @@ export function createDevicesService(deps: DevicesServiceDeps) {
 
     async getDwellConfig(actor: Principal | null, deviceId: string): Promise<DwellConfig> {
       authorize(actor, 'read')
+      const issues: ValidationIssue[] = []
+      checkDeviceId(deviceId, issues)
+      if (issues.length) throw invalid(issues)
       return effectiveDwellConfig(prisma, deviceId)
     },
 
     /** Changes a device's dwell settings (partial: unnamed settings keep their value). */
     async configureDwell(actor: Principal | null, deviceId: string, input: Record<string, unknown>): Promise<DwellConfig> {
       authorize(actor, 'write')
-      if (!DEVICE_ID_PATTERN.test(deviceId)) throw invalid([{ field: 'device_id', message: 'must be 1-128 characters of letters, digits and . _ : -' }])
+      const issues: ValidationIssue[] = []
+      checkDeviceId(deviceId, issues)
+      if (issues.length) throw invalid(issues)
       if (typeof input !== 'object' || input === null || Array.isArray(input)) throw invalid([{ field: 'body', message: 'must be an object' }])
       const defined = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined && v !== null))
       const current = await effectiveDwellConfig(prisma, deviceId)
@@ -368,6 +378,7 @@ export function createDevicesService(deps: DevicesServiceDeps) {
       authorize(actor, 'read')
       const issues: ValidationIssue[] = []
       checkPage({ limit }, issues)
+      checkDeviceId(deviceId, issues)
       if (issues.length) throw invalid(issues)
       const rows = await prisma.dwellEvent.findMany({ where: { deviceId }, orderBy: [{ occurredAt: 'desc' }, { id: 'asc' }], take: limit })
       return rows.map(toDwellEvent)

@@ -7,6 +7,7 @@ import { createSubgraph } from '../../platform/graphql/subgraph.js'
 import type { ServiceModule } from '../../platform/service-module.js'
 import { loadDevicesConfig } from './devices-config.js'
 import { createDevicesService, type DevicesService } from './devices-service.js'
+import { devicesErrors } from './errors.js'
 import { PrismaClient } from './generated/prisma/client.js'
 import type { Context } from './graphql-mappers.js'
 import { createDevicesResolvers } from './resolvers.js'
@@ -36,6 +37,7 @@ export const devicesModule: ServiceModule<DevicesService> = {
         const requestId = typeof headers['x-request-id'] === 'string' ? headers['x-request-id'] : undefined
         return { actor, requestId, alertLoader: new DataLoader((ids: readonly string[]) => domain.getAlertsByIds(actor, ids)) }
       },
+      errors: devicesErrors,
       logFault: (error, requestId) => runtime.logger.error({ err: error, reqId: requestId }, 'unhandled error in devices subgraph'),
     })
     return { domain, subgraph, close: () => prisma.$disconnect() }

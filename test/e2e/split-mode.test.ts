@@ -48,6 +48,8 @@ describe('split mode: services and gateway as separate processes on PostgreSQL',
   it('keeps service errors coded across the process boundary', async () => {
     const res = await graphql(gateway.url, 'mutation { runCircuit(input: { qubits: 40, gates: [] }) { id } }')
     expect(res.body.errors?.[0]?.extensions).toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'qubits' } })
+    const nul = await graphql(gateway.url, 'mutation($m: String) { raiseAlert(input: { deviceId: "d", priority: LOW, message: $m }) { id } }', { m: 'a\u0000' })
+    expect(nul.body.errors?.[0]?.extensions).toMatchObject({ code: 'INVALID_REQUEST', details: { field: '$m' } })
   })
 
   it('forwards a subscription to the service over graphql-ws, and events cross replicas', async () => {

@@ -49,6 +49,13 @@ describe('GraphQL through the gateway (embedded)', () => {
     expect(error.extensions.details.field).toBe('gates[0]')
   })
 
+  it('refuses a NUL character in variables or literals with the service code, not a 500', async () => {
+    const viaVariable = await gql(t, 'mutation($i: AlertInput!) { raiseAlert(input: $i) { id } }', { i: { deviceId: 'pump-1', priority: 'HIGH', message: 'a\u0000b' } })
+    expect(viaVariable.json().errors[0].extensions).toMatchObject({ code: 'INVALID_REQUEST', details: { field: '$i.message' } })
+    const viaLiteral = await gql(t, 'mutation { raiseAlert(input: { deviceId: "pump-1", priority: HIGH, message: "a\\u0000b" }) { id } }')
+    expect(viaLiteral.json().errors[0].extensions).toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'query' } })
+  })
+
   it('is answered by the service, not the gateway, when the credential is missing or wrong', async () => {
     const none = await gql(t, '{ alerts { total } }', undefined, {})
     expect(none.json().errors[0].extensions.code).toBe('UNAUTHORIZED')
