@@ -3,15 +3,15 @@
 // a subgraph never imports another service, REST adapter or gateway; the gateway imports
 // platform only (it sees SDL and URLs, never service code); platform imports no layer above
 // it; only bin/ and test/ may know every part.
-import { readFileSync, readdirSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const LAYERS = ['platform', 'subgraphs', 'rest-adapters', 'gateway'] as const
 
 function* files(dir: string): Generator<string> {
+  if (!existsSync(dir)) return
   for (const name of readdirSync(dir)) {
     if (name === 'node_modules' || name === 'generated') continue
     const full = path.join(dir, name)
@@ -21,7 +21,7 @@ function* files(dir: string): Generator<string> {
 }
 
 /** Layer and service of a path inside the repository, e.g. ['subgraphs', 'devices']. */
-function locate(file: string): [string, string | undefined] {
+function locate(root: string, file: string): [string, string | undefined] {
   const [layer, service] = path.relative(root, file).split(path.sep)
   return [layer ?? '', layer === 'subgraphs' || layer === 'rest-adapters' ? service : undefined]
 }
@@ -44,24 +44,32 @@ function allowed(from: [string, string | undefined], to: [string, string | undef
   }
 }
 
-const problems: string[] = []
-for (const layer of LAYERS) {
-  for (const file of files(path.join(root, layer))) {
-    const info = ts.preProcessFile(readFileSync(file, 'utf8'), true, true)
-    for (const ref of info.importedFiles) {
-      if (!ref.fileName.startsWith('.')) continue
-      const target = path.resolve(path.dirname(file), ref.fileName)
-      const to = locate(target)
-      if (!(LAYERS as readonly string[]).includes(to[0])) {
-        problems.push(`${path.relative(root, file)}: imports ${ref.fileName}, outside the layers`)
-      } else if (!allowed(locate(file), to)) {
-        problems.push(`${path.relative(root, file)}: must not import ${ref.fileName}`)
+/** Every import under `root` that points the wrong way, as `file: must not import …` lines. */
+export function findWrongImports(root: string): string[] {
+  const problems: string[] = []
+  for (const layer of LAYERS) {
+    for (const file of files(path.join(root, layer))) {
+      const info = ts.preProcessFile(readFileSync(file, 'utf8'), true, true)
+      for (const ref of info.importedFiles) {
+        if (!ref.fileName.startsWith('.')) continue
+        const target = path.resolve(path.dirname(file), ref.fileName)
+        const to = locate(root, target)
+        if (!(LAYERS as readonly string[]).includes(to[0])) {
+          problems.push(`${path.relative(root, file)}: imports ${ref.fileName}, outside the layers`)
+        } else if (!allowed(locate(root, file), to)) {
+          problems.push(`${path.relative(root, file)}: must not import ${ref.fileName}`)
+        }
       }
     }
   }
+  return problems
 }
-if (problems.length) {
-  console.error(`Wrong-direction imports:\n  ${problems.join('\n  ')}`)
-  process.exit(1)
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  const problems = findWrongImports(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'))
+  if (problems.length) {
+    console.error(`Wrong-direction imports:\n  ${problems.join('\n  ')}`)
+    process.exit(1)
+  }
+  console.log('imports: every dependency points the right way')
 }
-console.log('imports: every dependency points the right way')

@@ -14,6 +14,8 @@ export interface QueueDefinition<T> {
   retryDelaySeconds?: number
   /** How often an idle worker looks for due jobs (default 1 s; pg-boss's minimum is 0.5). */
   pollingIntervalSeconds?: number
+  /** A cron expression (UTC) on which the job is enqueued; one replica enqueues each tick. */
+  cron?: string
 }
 
 /** Options of the job runner. */
@@ -52,6 +54,7 @@ export function createJobRunner(db: Database, options: JobRunnerOptions = {}) {
           retryDelay: q.retryDelaySeconds ?? 2,
           retryBackoff: true,
         })
+        if (q.cron) await boss.schedule(q.name, q.cron, {}, { tz: 'UTC' })
         await boss.work<object>(q.name, { pollingIntervalSeconds: q.pollingIntervalSeconds ?? 1, batchSize: 1 }, async (jobs) => {
           for (const job of jobs) await q.handle(job.data as never)
         })
