@@ -7,6 +7,8 @@ export default defineConfig({
   // Node loads graphql's CommonJS entry (the Apollo packages require it); Vite would pick its
   // ESM build for our own imports, and two graphql copies reject each other's schemas.
   resolve: { alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }] },
+  // The config lives in test/, the project root stays the repository.
+  root: new URL('..', import.meta.url).pathname,
   test: {
     include: ['**/*.test.ts'],
     exclude: ['node_modules/**', 'data/**'],
