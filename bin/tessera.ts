@@ -104,13 +104,16 @@ async function start(config: PlatformConfig, mode: ProcessMode): Promise<number>
   const what = mode.kind === 'all' ? 'Tessera' : mode.kind === 'service' ? `Tessera service ${mode.service}` : 'Tessera gateway'
   console.log(`${what} listening on ${address}${mode.kind === 'service' ? ' (REST and /graphql subgraph)' : ' (GraphQL at /graphql)'}`)
   await new Promise<void>((resolve) => {
-    let stopping = false
+    let stoppingAt = 0
     const stop = (signal: string) => {
-      if (stopping) {
+      if (stoppingAt) {
+        // Ctrl-C reaches every process of the terminal's group, and npm and tsx pass it on as
+        // well, so one keypress can arrive more than once; only a later one forces the exit.
+        if (Date.now() - stoppingAt < 1000) return
         console.log('Forced exit')
         process.exit(1)
       }
-      stopping = true
+      stoppingAt = Date.now()
       console.log(`${signal}: shutting down (in-flight requests and jobs finish; press Ctrl-C again to force)`)
       const timer = setTimeout(() => {
         console.error('Shutdown took too long; exiting')
