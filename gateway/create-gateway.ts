@@ -7,7 +7,7 @@ import {
   type GraphQLDataSourceProcessOptions,
 } from '@apollo/gateway'
 import type { FastifyInstance } from 'fastify'
-import { validate, type ExecutionResult, type GraphQLSchema } from 'graphql'
+import { validate, type DocumentNode, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql'
 import { WebSocketServer } from 'ws'
 import { readCredential, type HeaderBag } from '../platform/auth/read-credential.js'
 import type { Metrics } from '../platform/http/metrics.js'
@@ -65,8 +65,21 @@ export async function createGateway(options: GatewayOptions) {
   })
 
   const limitsRule = createQueryLimitsRule({ maxDepth: options.maxDepth, maxCost: options.maxCost })
+  // Apollo caches parsed documents, so a repeated operation is the same object: measure it once.
+  const breaches = new WeakMap<DocumentNode, GraphQLError | null>()
+  const limitBreach = (document: DocumentNode, schema: GraphQLSchema): GraphQLError | null => {
+    let breach = breaches.get(document)
+    if (breach === undefined) {
+      breach = validate(schema, document, [limitsRule])[0] ?? null
+      breaches.set(document, breach)
+    }
+    return breach
+  }
   const apollo = new ApolloServer<GatewayContext>({
     gateway,
+    // The process owns SIGINT/SIGTERM and stops the gateway in its shutdown order; Apollo's
+    // own handler would stop it early and re-send the signal.
+    stopOnTerminationSignals: false,
     introspection: options.introspection,
     csrfPrevention: true,
     includeStacktraceInErrorResponses: false,
@@ -79,7 +92,7 @@ export async function createGateway(options: GatewayOptions) {
             // Apollo would file a limit breach under GRAPHQL_VALIDATION_FAILED; checked here,
             // still before any planning, it keeps its own code and a 400.
             async didResolveOperation({ document, schema }) {
-              const [breach] = validate(schema, document, [limitsRule])
+              const breach = limitBreach(document, schema)
               if (breach) throw breach
             },
             async executionDidStart() {
