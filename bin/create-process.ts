@@ -85,7 +85,8 @@ export async function createTesseraProcess(options: ProcessOptions) {
       const opened = db
       cleanups.push(() => opened.close())
     }
-    if (db && mode.kind !== 'gateway') await applyMigrations(db, allMigrations(serviceNames))
+    // A gateway with a database keeps only its rate-limit counters there: the platform schema.
+    if (db) await applyMigrations(db, mode.kind === 'gateway' ? [PLATFORM_MIGRATIONS] : allMigrations(serviceNames))
 
     const limiter = createRateLimiter({
       store: db?.handle.kind === 'postgres' ? createPostgresRateLimitStore(db) : createMemoryRateLimitStore(),

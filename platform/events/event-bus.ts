@@ -50,7 +50,7 @@ export const EVENT_CHANNEL = 'tessera_events'
  */
 export async function createEventBus(db: Database, options: EventBusOptions = {}) {
   const maxBuffered = options.maxBuffered ?? 1000
-  const subscribers = new Set<{ filter: EventFilter; push: (e: DomainEvent) => void }>()
+  const subscribers = new Set<{ filter: EventFilter; push: (e: DomainEvent) => void; finish: () => void }>()
 
   const deliver = (event: DomainEvent) => {
     for (const s of subscribers) {
@@ -87,21 +87,22 @@ export async function createEventBus(db: Database, options: EventBusOptions = {}
       const queue: DomainEvent[] = []
       const waiting: Array<(r: IteratorResult<DomainEvent<P>>) => void> = []
       let done = false
-      const entry = {
-        filter,
-        push(e: DomainEvent) {
-          const next = waiting.shift()
-          if (next) return next({ value: e as DomainEvent<P>, done: false })
-          queue.push(e)
-          if (queue.length > maxBuffered) queue.shift()
-        },
-      }
       const finish = () => {
         if (done) return
         done = true
         subscribers.delete(entry)
         for (const w of waiting.splice(0)) w({ value: undefined, done: true })
         queue.length = 0
+      }
+      const entry = {
+        filter,
+        finish,
+        push(e: DomainEvent) {
+          const next = waiting.shift()
+          if (next) return next({ value: e as DomainEvent<P>, done: false })
+          queue.push(e)
+          if (queue.length > maxBuffered) queue.shift()
+        },
       }
       subscribers.add(entry)
       signal?.addEventListener('abort', finish, { once: true })
@@ -131,8 +132,9 @@ export async function createEventBus(db: Database, options: EventBusOptions = {}
       return subscribers.size
     },
 
+    /** Stops listening; every open subscription completes. */
     async close() {
-      for (const s of [...subscribers]) subscribers.delete(s)
+      for (const s of [...subscribers]) s.finish()
       await unlisten()
     },
   }
