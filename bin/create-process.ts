@@ -15,6 +15,7 @@ import { createDatabase, type Database } from '../platform/db/database.js'
 import { applyMigrations, type MigrationSet } from '../platform/db/migrate.js'
 import { defineErrors } from '../platform/errors.js'
 import { createEventBus, type EventBus } from '../platform/events/event-bus.js'
+import { scheduleOutboxPruning } from '../platform/events/outbox-retention.js'
 import { PrismaClient as PlatformPrisma } from '../platform/generated/prisma/client.js'
 import type { Subgraph } from '../platform/graphql/subgraph.js'
 import { createHttpApp } from '../platform/http/create-http-app.js'
@@ -124,9 +125,11 @@ export async function createTesseraProcess(options: ProcessOptions) {
 
       for (const name of serviceNames) {
         const entry = SERVICES[name]!
-        const instance = await entry.module.create({ db, jobs, events, credentials, limiter, logger: app.log, env, secrets })
+        const instance = await entry.module.create({ db, jobs, events, credentials, limiter, logger: app.log, env, secrets, dataDir: path.resolve(config.dataDir) })
         services[name] = instance
         cleanups.push(() => instance.close())
+        // Every service keeps an outbox in its own schema; old events are pruned hourly.
+        scheduleOutboxPruning(jobs, db, entry.module.migrations.schema)
         const store = credentials
         await app.register(entry.rest, { domain: instance.domain as never, verify: (c) => store.verify(c), limiter })
       }

@@ -4,6 +4,8 @@ import type { RateLimiter } from '../platform/rate-limit/rate-limiter.js'
 import type { ServiceModule } from '../platform/service-module.js'
 import { devicesRestAdapter } from '../rest-adapters/devices/index.js'
 import { devicesModule } from '../subgraphs/devices/index.js'
+import { pipelinesRestAdapter } from '../rest-adapters/pipelines/index.js'
+import { pipelinesModule } from '../subgraphs/pipelines/index.js'
 
 /** What a REST adapter is given. */
 export interface RestAdapterOptions<Domain> {
@@ -24,6 +26,7 @@ const entry = <Domain>(module: ServiceModule<Domain>, rest: FastifyPluginAsync<R
 /** Every service Tessera runs, by name. */
 export const SERVICES: Record<string, ServiceEntry> = {
   devices: entry(devicesModule, devicesRestAdapter),
+  pipelines: entry(pipelinesModule, pipelinesRestAdapter),
 }
 
 /** Every scope some service checks. */

@@ -56,7 +56,11 @@ export async function createGateway(options: GatewayOptions) {
     supergraphSdl: options.supergraphSdl,
     buildService({ name, url }) {
       const endpoint = options.endpoints[name]
-      if (!endpoint) throw new Error(`No endpoint configured for subgraph ${name} (${url ?? 'no url'})`)
+      if (!endpoint) {
+        // A gateway may front only some services: the others' fields answer with an error.
+        options.logger.warn({ subgraph: name, url }, 'no URL configured for this subgraph; its fields will return errors')
+        return unconfiguredDataSource(name)
+      }
       return endpoint.kind === 'local' ? localDataSource(endpoint.subgraph) : remoteDataSource(endpoint.url)
     },
   })
@@ -211,6 +215,14 @@ function localDataSource(subgraph: Extract<SubgraphEndpoint, { kind: 'local' }>[
         headers,
       )
       return result as never
+    },
+  }
+}
+
+function unconfiguredDataSource(name: string): GraphQLDataSource<GatewayContext> {
+  return {
+    async process() {
+      return { errors: [{ message: `Subgraph ${name} is not configured on this gateway`, extensions: { code: 'SUBGRAPH_NOT_CONFIGURED' } }] } as never
     },
   }
 }

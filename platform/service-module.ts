@@ -19,6 +19,8 @@ export interface ServiceRuntime {
   env: NodeJS.ProcessEnv
   /** Encrypts secrets a service must read back (connector passwords, webhook secrets). */
   secrets: SecretBox
+  /** Absolute path of DATA_DIR: services keep their files below it. */
+  dataDir: string
 }
 
 /** A running service: its domain (for its REST adapter) and its subgraph (for the gateway). */

@@ -20,9 +20,12 @@ describe('the import-direction lint', () => {
     file('rest-adapters/charts/index.ts', "import { y } from '../../subgraphs/devices/index.js'\n")
     file('gateway/index.ts', "import { y } from '../subgraphs/devices/index.js'\nimport { x } from '../platform/errors.js'\n")
     file('platform/http.ts', "import { y } from '../rest-adapters/devices/index.js'\n")
+    file('platform/http.test.ts', "import { s } from '../test/support/server.js'\n")
+    file('platform/jobs.ts', "import { s } from '../test/support/server.js'\n")
     expect(findWrongImports(root).sort()).toEqual([
       'gateway/index.ts: must not import ../subgraphs/devices/index.js',
       'platform/http.ts: must not import ../rest-adapters/devices/index.js',
+      'platform/jobs.ts: imports ../test/support/server.js, outside the layers',
       'rest-adapters/charts/index.ts: must not import ../../subgraphs/devices/index.js',
       'subgraphs/charts/index.ts: must not import ../devices/index.js',
     ])

@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { inject } from 'vitest'
 import { createTesseraProcess, type ProcessMode } from '../bin/create-process.js'
 import { loadPlatformConfig } from '../platform/config.js'
@@ -20,7 +22,8 @@ export interface BuildOptions {
  * `npm start` runs, minus the port unless asked. Call `close()` (or use with `afterAll`).
  */
 export async function build(options: BuildOptions = {}) {
-  const env = testEnv({ PORT: '0', ...options.env })
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-test-'))
+  const env = testEnv({ PORT: '0', DATA_DIR: dataDir, ...options.env })
   const db = await createDatabase({ kind: 'embedded', dataDir: null, snapshot: new Blob([readFileSync(inject('pgliteSnapshot'))]) })
   const tessera = await createTesseraProcess({
     mode: options.mode ?? { kind: 'all' },
@@ -36,9 +39,12 @@ export async function build(options: BuildOptions = {}) {
     url,
     apiKey: TEST_CREDENTIALS.apiKey,
     auth: { authorization: `Bearer ${TEST_CREDENTIALS.apiKey}` },
+    /** DATA_DIR of this process (files and the embedded warehouse live below it). */
+    dataDir,
     async close() {
       await tessera.close()
       await db.close()
+      rmSync(dataDir, { recursive: true, force: true })
     },
   }
 }

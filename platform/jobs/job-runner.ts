@@ -16,6 +16,8 @@ export interface QueueDefinition<T> {
   pollingIntervalSeconds?: number
   /** A cron expression (UTC) on which the job is enqueued; one replica enqueues each tick. */
   cron?: string
+  /** How long a job may run before it counts as lost and is retried (default 15 min). */
+  expireInSeconds?: number
 }
 
 /** Options of the job runner. */
@@ -53,6 +55,7 @@ export function createJobRunner(db: Database, options: JobRunnerOptions = {}) {
           retryLimit: q.retryLimit ?? 3,
           retryDelay: q.retryDelaySeconds ?? 2,
           retryBackoff: true,
+          ...(q.expireInSeconds ? { expireInSeconds: q.expireInSeconds } : {}),
         })
         if (q.cron) await boss.schedule(q.name, q.cron, {}, { tz: 'UTC' })
         await boss.work<object>(q.name, { pollingIntervalSeconds: q.pollingIntervalSeconds ?? 1, batchSize: 1 }, async (jobs) => {

@@ -88,9 +88,6 @@ export const DEVICE_EVENTS = {
 } as const
 
 export const ESCALATION_QUEUE = 'devices.alert-escalation'
-export const OUTBOX_PRUNE_QUEUE = 'devices.outbox-prune'
-/** How long published events stay in the outbox. */
-export const OUTBOX_RETENTION_DAYS = 7
 const SCHEMA = 'devices'
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 export const MAX_PAGE_SIZE = 100
@@ -422,23 +419,6 @@ export function createDevicesService(deps: DevicesServiceDeps) {
         },
         pollingIntervalSeconds: 0.5,
       })
-      jobs.define<object>({
-        name: OUTBOX_PRUNE_QUEUE,
-        cron: '17 * * * *',
-        handle: async () => {
-          await service.pruneOutbox()
-        },
-      })
-    },
-
-    /**
-     * Deletes outbox events older than the retention period. Subscribers get events live, as
-     * they commit; the outbox keeps them a while for consumers that read back by id.
-     */
-    async pruneOutbox(): Promise<number> {
-      const before = new Date(now().getTime() - OUTBOX_RETENTION_DAYS * 24 * 3600 * 1000)
-      const { count } = await prisma.outboxEvent.deleteMany({ where: { occurredAt: { lt: before } } })
-      return count
     },
   }
   return service

@@ -1,15 +1,11 @@
-import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import DataLoader from 'dataloader'
-import { parse } from 'graphql'
-import { principalFromHeaders } from '../../platform/auth/verify-headers.js'
-import { createSubgraph } from '../../platform/graphql/subgraph.js'
+import { createServiceSubgraph } from '../../platform/graphql/create-service-subgraph.js'
 import type { ServiceModule } from '../../platform/service-module.js'
 import { loadDevicesConfig } from './devices-config.js'
 import { createDevicesService, type DevicesService } from './devices-service.js'
 import { devicesErrors } from './errors.js'
 import { PrismaClient } from './generated/prisma/client.js'
-import type { Context } from './graphql-mappers.js'
 import { createDevicesResolvers } from './resolvers.js'
 
 export { devicesErrors } from './errors.js'
@@ -28,17 +24,12 @@ export const devicesModule: ServiceModule<DevicesService> = {
     const prisma = new PrismaClient(runtime.db.prismaOptions())
     const domain = createDevicesService({ prisma, jobs: runtime.jobs, events: runtime.events, config: loadDevicesConfig(runtime.env) })
     domain.registerJobs()
-    const subgraph = createSubgraph<Context>({
+    const subgraph = createServiceSubgraph({
       name: 'devices',
-      typeDefs: parse(readFileSync(fileURLToPath(new URL('../../schema/devices.graphql', import.meta.url)), 'utf8')),
-      resolvers: createDevicesResolvers(domain) as never,
-      async createContext(headers) {
-        const actor = await principalFromHeaders(runtime.credentials, headers)
-        const requestId = typeof headers['x-request-id'] === 'string' ? headers['x-request-id'] : undefined
-        return { actor, requestId, alertLoader: new DataLoader((ids: readonly string[]) => domain.getAlertsByIds(actor, ids)) }
-      },
+      resolvers: createDevicesResolvers(domain),
       errors: devicesErrors,
-      logFault: (error, requestId) => runtime.logger.error({ err: error, reqId: requestId }, 'unhandled error in devices subgraph'),
+      runtime,
+      extend: (actor) => ({ alertLoader: new DataLoader((ids: readonly string[]) => domain.getAlertsByIds(actor, ids)) }),
     })
     return { domain, subgraph, close: () => prisma.$disconnect() }
   },

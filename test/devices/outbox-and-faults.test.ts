@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { pruneOutbox } from '../../platform/events/outbox-retention.js'
 import { build, type TestTessera } from '../helper.js'
 
 describe('device gateway outbox retention', () => {
@@ -14,10 +15,9 @@ describe('device gateway outbox retention', () => {
     const id = res.json().alert_id
     const rows = await t.db!.query<{ type: string }>('SELECT type FROM devices.outbox WHERE aggregate_id = $1', [id])
     expect(rows.map((r) => r.type)).toEqual(['alert.raised'])
-    const domain = t.services.devices!.domain as { pruneOutbox(): Promise<number> }
-    expect(await domain.pruneOutbox()).toBe(0)
+    expect(await pruneOutbox(t.db!, 'devices')).toBe(0)
     await t.db!.query("UPDATE devices.outbox SET occurred_at = now() - interval '8 days' WHERE aggregate_id = $1", [id])
-    expect(await domain.pruneOutbox()).toBe(1)
+    expect(await pruneOutbox(t.db!, 'devices')).toBe(1)
     expect(await t.db!.query('SELECT 1 FROM devices.outbox WHERE aggregate_id = $1', [id])).toEqual([])
   })
 

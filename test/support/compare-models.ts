@@ -55,6 +55,11 @@ export interface PrismaModels {
   schemas: string[]
   tables: TableModel[]
   enums: EnumModel[]
+  /**
+   * Partial indexes, which Prisma cannot express, declared in a schema comment
+   * (`/// partial index <name>: …`) so the migration that creates one is not drift.
+   */
+  partialIndexes: string[]
 }
 
 /** A generated Prisma client and the schema.prisma it belongs to. */
@@ -264,7 +269,8 @@ export function parsePrismaSchema(text: string): PrismaModels {
           })
     return { model: model.name, schema: model.schema, table: model.table, fields, primaryKey, uniques, indexes, foreignKeys }
   })
-  return { schemas, tables, enums }
+  const partialIndexes = [...text.matchAll(/\/\/[^\n]*\bpartial index (\w+)/g)].map((m) => m[1]!)
+  return { schemas, tables, enums, partialIndexes }
 }
 
 function referentialAction(action: string, where: string) {
@@ -590,6 +596,7 @@ const UNMODELLED_TABLES = new Set(['_prisma_migrations'])
 export async function compareWithModels(db: SqlExecutor, models: readonly PrismaModels[]): Promise<string[]> {
   const problems: string[] = []
   const schemas = [...new Set(models.flatMap((m) => m.schemas))]
+  const partialIndexes = new Set(models.flatMap((m) => m.partialIndexes))
   for (const schema of schemas) {
     const expected = models.flatMap((m) => m.tables).filter((t) => t.schema === schema)
     const expectedEnums = models.flatMap((m) => m.enums).filter((e) => e.schema === schema)
@@ -637,7 +644,9 @@ export async function compareWithModels(db: SqlExecutor, models: readonly Prisma
       }
       for (const index of indexes) {
         if (index.primary) continue
-        const declared = !index.partial && (index.unique ? model.uniques : model.indexes).some((c) => sameColumns(c, index.columns))
+        const declared = index.partial
+          ? partialIndexes.has(index.name)
+          : (index.unique ? model.uniques : model.indexes).some((c) => sameColumns(c, index.columns))
         if (!declared) {
           const kind = `${index.unique ? 'unique ' : ''}${index.partial ? 'partial ' : ''}index`
           problems.push(`${where}: database has ${kind} ${index.name} ${list(index.columns)} that model ${model.model} does not declare`)

@@ -1,0 +1,196 @@
+import type { SecretBox } from '../../platform/auth/secrets.js'
+import { outboxRow } from '../../platform/events/event-bus.js'
+import { ConnectionError, ConnectorConfigError, type ConnectorContext, type Row, type Writer } from './connectors/connector.js'
+import { findConnector } from './connectors/index.js'
+import type { Prisma, PrismaClient } from './generated/prisma/client.js'
+import { openSecrets, type EndpointConfig, type SyncSettings } from './pipeline-config.js'
+import { toRun, type LogLevel, type RunRecord } from './records.js'
+import { planTransformations, TransformError, type Transformation } from './transform/transformations.js'
+
+/** Names of the events runs publish (outbox `type`). */
+export const RUN_EVENTS = { updated: 'run.updated', log: 'run.log' } as const
+
+/** A run that ended in failure, with the interface's code (CONN_001, CONN_002, PIPE_002, …). */
+class RunFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+/** What the engine needs. */
+export interface RunEngineDeps {
+  prisma: PrismaClient
+  secrets: SecretBox
+  connectorContext: ConnectorContext
+  now: () => Date
+}
+
+// Progress is written every batch (cheap: one row), published at most once a second, and
+// logged only now and then.
+const LOG_EVERY_ROWS = 100_000
+const PUBLISH_EVERY_MS = 1000
+
+/**
+ * Executes a run: check and read the source in batches, apply the transformations, write
+ * every batch to the destination, commit once at the end (so a failed run leaves the
+ * destination as it was), then record the outcome and the incremental cursor. Failures are
+ * recorded on the run (status failed, code, ERROR log) rather than thrown, so the job queue
+ * retries only runs whose process died. A run whose row is no longer `running` (its pipeline
+ * was deleted) stops at the next batch and rolls back.
+ */
+export function createRunEngine(deps: RunEngineDeps) {
+  const { prisma } = deps
+
+  async function log(runId: string, level: LogLevel, message: string) {
+    await prisma.$transaction(async (tx) => {
+      const row = await tx.runLog.create({ data: { runId, level, message, timestamp: deps.now() } })
+      await tx.outboxEvent.create({
+        data: outboxRow(RUN_EVENTS.log, runId, { runId, timestamp: row.timestamp.toISOString(), level, message }),
+      })
+    })
+  }
+
+  async function publishRun(tx: Prisma.TransactionClient, run: RunRecord) {
+    await tx.outboxEvent.create({ data: outboxRow(RUN_EVENTS.updated, run.id, run) })
+  }
+
+  async function finish(runId: string, outcome: { status: 'success' | 'failed'; code?: string; message?: string; cursorTo?: unknown; read: number; processed: number }, pipelineId: string, cursorColumn: string | null) {
+    await prisma.$transaction(async (tx) => {
+      const { count } = await tx.run.updateMany({
+        where: { id: runId, status: 'running' },
+        data: {
+          status: outcome.status,
+          completedAt: deps.now(),
+          recordsRead: outcome.read,
+          recordsProcessed: outcome.processed,
+          errorCode: outcome.code ?? null,
+          errorMessage: outcome.message ?? null,
+          ...(outcome.cursorTo !== undefined ? { cursorTo: { value: toJson(outcome.cursorTo) } } : {}),
+        },
+      })
+      if (count === 0) return
+      if (outcome.status === 'success' && cursorColumn && outcome.cursorTo !== undefined && outcome.cursorTo !== null) {
+        await tx.pipeline.update({ where: { id: pipelineId }, data: { cursorState: { column: cursorColumn, value: toJson(outcome.cursorTo) } } })
+      }
+      await publishRun(tx, toRun(await tx.run.findUniqueOrThrow({ where: { id: runId } })))
+    })
+  }
+
+  return {
+    async execute(runId: string): Promise<void> {
+      const run = await prisma.run.findUnique({ where: { id: runId }, include: { pipeline: true } })
+      if (!run || run.status !== 'running') return
+      const pipeline = run.pipeline
+      const sync = pipeline.sync as unknown as SyncSettings
+      const source = openSecrets(pipeline.source as unknown as EndpointConfig, deps.secrets)
+      const destination = openSecrets(pipeline.destination as unknown as EndpointConfig, deps.secrets)
+      const sourceConnector = findConnector(source.type)
+      const destinationConnector = findConnector(destination.type)
+      const ctx = deps.connectorContext
+      let read = 0
+      let processed = 0
+      let writer: Writer | undefined
+      let cursorTo: unknown
+      try {
+        if (!sourceConnector?.read) throw new RunFailure('PIPE_002', `source type ${source.type} cannot be read`)
+        if (!destinationConnector?.openWriter) throw new RunFailure('PIPE_002', `destination type ${destination.type} cannot be written`)
+        await log(runId, 'INFO', `Run started (${run.trigger}): ${sourceConnector.name} → ${destinationConnector.name}, ${sync.mode}, ${sync.writeMode}`)
+
+        const schema = await attempt('CONN_001', 'source', () => sourceConnector.check(source.settings, ctx, 'source').then(() => sourceConnector.discover(source.settings, ctx)))
+        await log(runId, 'INFO', `Source ${schema.name}: ${schema.columns.length} columns (${schema.columns.map((c) => `${c.name} ${c.type}`).join(', ')})`)
+        const plan = planTransformations(pipeline.transformations as unknown as Transformation[], schema.columns)
+        if (!plan.ok) throw new RunFailure('PIPE_002', plan.issues.map((i) => `${i.field}: ${i.message}`).join('; '))
+        if (sync.cursorColumn && !schema.columns.some((c) => c.name === sync.cursorColumn)) {
+          throw new RunFailure('PIPE_002', `sync.cursor_column: the source has no column ${sync.cursorColumn}`)
+        }
+        const primaryKey = sync.primaryKey.length ? sync.primaryKey : schema.primaryKey
+        if (sync.writeMode === 'merge') {
+          const missing = primaryKey.filter((k) => !plan.columns.some((c) => c.name === k))
+          if (!primaryKey.length) throw new RunFailure('PIPE_002', 'sync.primary_key: merge needs a key and the source has none; set sync.primary_key')
+          if (missing.length) throw new RunFailure('PIPE_002', `sync.primary_key: the transformed rows have no column ${missing.join(', ')}`)
+        }
+
+        writer = await attempt('CONN_002', 'destination', async () => {
+          await destinationConnector.check(destination.settings, ctx, 'destination')
+          return destinationConnector.openWriter!(destination.settings, ctx, { columns: plan.columns, mode: sync.writeMode, primaryKey })
+        })
+
+        const after = sync.mode === 'incremental' ? ((pipeline.cursorState as { value?: unknown } | null)?.value ?? null) : undefined
+        if (sync.mode === 'incremental') {
+          await prisma.run.update({ where: { id: runId }, data: { cursorFrom: { value: toJson(after) } } })
+          await log(runId, 'INFO', after === null ? `Incremental: first run, reading everything by ${sync.cursorColumn}` : `Incremental: reading rows with ${sync.cursorColumn} > ${String(after)}`)
+        }
+        const batches = sourceConnector.read(source.settings, ctx, {
+          batchSize: sync.batchSize,
+          ...(sync.mode === 'incremental' && sync.cursorColumn ? { cursor: { column: sync.cursorColumn, after } } : {}),
+        })[Symbol.asyncIterator]()
+        let nextLog = LOG_EVERY_ROWS
+        let published = Date.now()
+        for (;;) {
+          const next = await attempt('CONN_001', 'source', () => batches.next())
+          if (next.done) break
+          const batch: Row[] = next.value
+          read += batch.length
+          if (sync.cursorColumn && batch.length) cursorTo = batch[batch.length - 1]![sync.cursorColumn]
+          const out = plan.apply(batch)
+          await attempt('CONN_002', 'destination', () => writer!.write(out))
+          processed += out.length
+          // Writing progress also tells the run whether it was cancelled (its pipeline deleted).
+          const { count } = await prisma.run.updateMany({ where: { id: runId, status: 'running' }, data: { recordsRead: read, recordsProcessed: processed } })
+          if (count === 0) {
+            await batches.return?.()
+            await writer.abort()
+            return
+          }
+          if (Date.now() - published >= PUBLISH_EVERY_MS) {
+            published = Date.now()
+            const progress = toRun(await prisma.run.findUniqueOrThrow({ where: { id: runId } }))
+            await prisma.outboxEvent.create({ data: outboxRow(RUN_EVENTS.updated, runId, progress) })
+          }
+          if (read >= nextLog) {
+            nextLog += LOG_EVERY_ROWS
+            await log(runId, 'INFO', `Read ${read} rows, wrote ${processed}`)
+          }
+        }
+        await attempt('CONN_002', 'destination', () => writer!.commit())
+        writer = undefined
+        if (read === 0) await log(runId, 'WARN', sync.mode === 'incremental' ? 'No new rows since the last run' : 'The source has no rows')
+        else if (processed < read) await log(runId, 'WARN', `Filters dropped ${read - processed} of ${read} rows`)
+        await log(runId, 'SUCCESS', `Run succeeded: read ${read} rows, wrote ${processed} to ${destinationConnector.name} (${sync.writeMode})`)
+        await finish(runId, { status: 'success', read, processed, ...(sync.cursorColumn ? { cursorTo: cursorTo ?? after ?? null } : {}) }, pipeline.id, sync.cursorColumn)
+      } catch (error) {
+        await writer?.abort().catch(() => {})
+        const failure =
+          error instanceof RunFailure
+            ? error
+            : error instanceof TransformError || error instanceof ConnectorConfigError
+              ? new RunFailure('PIPE_002', error.message)
+              : new RunFailure('SERVER_ERROR', `Internal error: ${(error as Error).message ?? String(error)}`)
+        // The pipeline may be gone (deleted mid-run): then there is nothing left to record.
+        if (!(await prisma.run.findUnique({ where: { id: runId } }))) return
+        await log(runId, 'ERROR', `${failure.code}: ${failure.message}`)
+        await finish(runId, { status: 'failed', code: failure.code, message: failure.message, read, processed }, pipeline.id, null)
+      }
+    },
+  }
+}
+
+/** Runs a connector call, turning a connection failure into the run's code for that side. */
+async function attempt<T>(code: 'CONN_001' | 'CONN_002', side: 'source' | 'destination', work: () => Promise<T>): Promise<T> {
+  try {
+    return await work()
+  } catch (error) {
+    if (error instanceof ConnectionError) throw new RunFailure(code, `Connection to ${side} failed: ${error.message}`)
+    if (error instanceof ConnectorConfigError) throw new RunFailure('PIPE_002', `${side}.${error.field}: ${error.message}`)
+    throw error
+  }
+}
+
+function toJson(value: unknown): Prisma.InputJsonValue {
+  if (value instanceof Date) return value.toISOString()
+  if (typeof value === 'bigint') return value.toString()
+  return value as Prisma.InputJsonValue
+}

@@ -1,0 +1,59 @@
+// The server side of the pipelines benchmark: one whole Tessera process (all mode, embedded
+// PGlite in the DATA_DIR the parent chose), forked by pipelines-bench.ts. It runs alone in its
+// process so that /proc/<pid> shows the memory and CPU of Tessera and nothing else (no load
+// generator, no verification, no PostgreSQL client of the bench). It reports its URL over IPC,
+// then serves until the parent says stop.
+import { createTesseraProcess } from '../../bin/create-process.js'
+import { loadPlatformConfig } from '../../platform/config.js'
+
+/** What the server tells the benchmark. */
+export type PipelinesServerMessage = { type: 'ready'; url: string } | { type: 'failed'; message: string }
+
+/** What the benchmark tells the server. */
+export type PipelinesServerControl = { type: 'stop' }
+
+function send(message: PipelinesServerMessage, then: () => void = () => {}) {
+  if (!process.send) throw new Error('pipelines-server.ts is started by test/bench/pipelines-bench.ts, not directly')
+  process.send(message, then)
+}
+
+// The parent owns the lifecycle: 'stop' over IPC, SIGTERM as its fallback, a closed channel
+// when it died without cleaning up. SIGINT (Ctrl-C reaches the whole process group) is left to
+// the parent, which then sends 'stop'. The gateway's ApolloServer installs its own signal
+// handlers; they are removed so that shutdown happens once, here.
+function closeOnRequest(close: () => Promise<void>) {
+  process.removeAllListeners('SIGINT')
+  process.removeAllListeners('SIGTERM')
+  let closing = false
+  const stop = () => {
+    if (closing) return
+    closing = true
+    close()
+      .catch((error: unknown) => process.stderr.write(`pipelines bench server: close failed: ${String(error)}\n`))
+      // exit() rather than waiting for the loop to drain: --cpu-prof writes its profile on exit
+      // either way, and a stray timer must not keep the parent waiting.
+      .finally(() => process.exit(0))
+  }
+  process.on('message', (message: PipelinesServerControl) => {
+    if (message.type === 'stop') stop()
+  })
+  process.on('disconnect', stop)
+  process.on('SIGTERM', stop)
+  process.on('SIGINT', () => {})
+}
+
+try {
+  // The parent builds the environment (temp DATA_DIR, key, raised rate limit); use it as is.
+  const env = process.env
+  const tessera = await createTesseraProcess({ mode: { kind: 'all' }, config: loadPlatformConfig(env), env, announce: () => {}, logger: false })
+  closeOnRequest(() => tessera.close())
+  send({ type: 'ready', url: await tessera.listen() })
+} catch (error) {
+  const message = error instanceof Error ? (error.stack ?? error.message) : String(error)
+  // Exit only once the message is out: IPC writes are asynchronous.
+  if (process.send) send({ type: 'failed', message }, () => process.exit(1))
+  else {
+    process.stderr.write(`${message}\n`)
+    process.exit(1)
+  }
+}
