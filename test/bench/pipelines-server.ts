@@ -7,10 +7,13 @@ import { createTesseraProcess } from '../../bin/create-process.js'
 import { loadPlatformConfig } from '../../platform/config.js'
 
 /** What the server tells the benchmark. */
-export type PipelinesServerMessage = { type: 'ready'; url: string } | { type: 'failed'; message: string }
+export type PipelinesServerMessage =
+  | { type: 'ready'; url: string }
+  | { type: 'failed'; message: string }
+  | { type: 'collected'; ran: boolean }
 
-/** What the benchmark tells the server. */
-export type PipelinesServerControl = { type: 'stop' }
+/** What the benchmark tells the server: stop, or collect garbage now (answered with 'collected'). */
+export type PipelinesServerControl = { type: 'stop' } | { type: 'collect' }
 
 function send(message: PipelinesServerMessage, then: () => void = () => {}) {
   if (!process.send) throw new Error('pipelines-server.ts is started by test/bench/pipelines-bench.ts, not directly')
@@ -36,6 +39,13 @@ function closeOnRequest(close: () => Promise<void>) {
   }
   process.on('message', (message: PipelinesServerControl) => {
     if (message.type === 'stop') stop()
+    else if (message.type === 'collect') {
+      // Start-up leaves garbage whose collection time varies; collected before the run, the
+      // RSS the parent reads next is the live process, and the run's growth is the run's own.
+      // gc exists only when the parent started this process with --expose-gc.
+      globalThis.gc?.()
+      send({ type: 'collected', ran: typeof globalThis.gc === 'function' })
+    }
   })
   process.on('disconnect', stop)
   process.on('SIGTERM', stop)
