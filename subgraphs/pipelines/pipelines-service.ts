@@ -213,7 +213,7 @@ export function createPipelinesService(deps: PipelinesServiceDeps) {
 
     /**
      * Deletes a pipeline with its runs and logs. A run in progress is cancelled: its row goes
-     * with the pipeline, the engine notices at its next batch and rolls its writes back.
+     * with the pipeline; the engine notices within about a second and rolls its writes back.
      */
     async deletePipeline(actor: Principal | null, id: string): Promise<{ id: string; cancelledRun: string | null }> {
       authorize(actor, 'write')

@@ -28,10 +28,10 @@ export interface RunEngineDeps {
   now: () => Date
 }
 
-// Progress is written every batch (cheap: one row), published at most once a second, and
-// logged only now and then.
+// Progress is saved and published at most once a second (saving it also tells the run whether
+// it was cancelled), and logged only now and then.
 const LOG_EVERY_ROWS = 100_000
-const PUBLISH_EVERY_MS = 1000
+const PROGRESS_EVERY_MS = 1000
 
 /**
  * Executes a run: check and read the source in batches, apply the transformations, write
@@ -101,8 +101,11 @@ export function createRunEngine(deps: RunEngineDeps) {
 
         const schema = await attempt('CONN_001', 'source', () => sourceConnector.check(source.settings, ctx, 'source').then(() => sourceConnector.discover(source.settings, ctx)))
         await log(runId, 'INFO', `Source ${schema.name}: ${schema.columns.length} columns (${schema.columns.map((c) => `${c.name} ${c.type}`).join(', ')})`)
-        const plan = planTransformations(pipeline.transformations as unknown as Transformation[], schema.columns)
+        const transformations = pipeline.transformations as unknown as Transformation[]
+        const plan = planTransformations(transformations, schema.columns)
         if (!plan.ok) throw new RunFailure('PIPE_002', plan.issues.map((i) => `${i.field}: ${i.message}`).join('; '))
+        // Without steps a source's rows already have exactly its columns: pass them through.
+        const apply = transformations.length ? plan.apply : (rows: Row[]) => rows
         if (sync.cursorColumn && !schema.columns.some((c) => c.name === sync.cursorColumn)) {
           throw new RunFailure('PIPE_002', `sync.cursor_column: the source has no column ${sync.cursorColumn}`)
         }
@@ -128,25 +131,25 @@ export function createRunEngine(deps: RunEngineDeps) {
           ...(sync.mode === 'incremental' && sync.cursorColumn ? { cursor: { column: sync.cursorColumn, after } } : {}),
         })[Symbol.asyncIterator]()
         let nextLog = LOG_EVERY_ROWS
-        let published = Date.now()
+        let published = 0
         for (;;) {
           const next = await attempt('CONN_001', 'source', () => batches.next())
           if (next.done) break
           const batch: Row[] = next.value
           read += batch.length
           if (sync.cursorColumn && batch.length) cursorTo = batch[batch.length - 1]![sync.cursorColumn]
-          const out = plan.apply(batch)
+          const out = apply(batch)
           await attempt('CONN_002', 'destination', () => writer!.write(out))
           processed += out.length
-          // Writing progress also tells the run whether it was cancelled (its pipeline deleted).
-          const { count } = await prisma.run.updateMany({ where: { id: runId, status: 'running' }, data: { recordsRead: read, recordsProcessed: processed } })
-          if (count === 0) {
-            await batches.return?.()
-            await writer.abort()
-            return
-          }
-          if (Date.now() - published >= PUBLISH_EVERY_MS) {
+          if (Date.now() - published >= PROGRESS_EVERY_MS) {
             published = Date.now()
+            // Saving progress also tells the run whether it was cancelled (its pipeline deleted).
+            const { count } = await prisma.run.updateMany({ where: { id: runId, status: 'running' }, data: { recordsRead: read, recordsProcessed: processed } })
+            if (count === 0) {
+              await batches.return?.()
+              await writer.abort()
+              return
+            }
             const progress = toRun(await prisma.run.findUniqueOrThrow({ where: { id: runId } }))
             await prisma.outboxEvent.create({ data: outboxRow(RUN_EVENTS.updated, runId, progress) })
           }

@@ -10,13 +10,17 @@
 // count, same checksums.
 //
 // BENCH_ROWS (default 1,000,000) sets the large size; the small one is a quarter of it.
-// BENCH_CPU_PROF=<dir> writes a CPU profile of each Tessera child there (kept) and prints where
-// the run's time went; profiling slows the run, so read those figures as proportions.
+// BENCH_RUN_TIMEOUT (seconds, default 600) bounds each run.
+// BENCH_CPU_PROF=<dir> writes a CPU profile of each Tessera child into <dir>/<run label>/ (that
+// folder is replaced, the profiles kept) and prints where the run's time went; profiling slows
+// the run, so read those figures as proportions.
+// BENCH_CHILD_NODE_ARGS adds node flags to the Tessera children only (e.g. "--trace-gc", which
+// NODE_OPTIONS refuses, or "--max-semi-space-size=64" to try a GC setting).
 // The exit code says whether the run worked (and wrote the right rows), not whether the targets
 // were met.
 import { fork, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { Writable } from 'node:stream'
@@ -29,6 +33,10 @@ import { startPostgresCluster, type PostgresCluster } from '../support/postgres-
 import { summarizeCpuProfile, type ProfileSummary } from './pipelines-cpu-profile.js'
 import type { PipelinesServerControl, PipelinesServerMessage } from './pipelines-server.js'
 
+// Keep in step with the `start` script: a larger young generation lets each batch's rows die
+// young instead of being promoted and collected late (measured: ~15% faster, a third of the growth).
+const TESSERA_NODE_FLAGS = ['--max-semi-space-size=64']
+
 const SERVER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'pipelines-server.ts')
 const STARTUP_TIMEOUT_MS = 120_000
 const STOP_TIMEOUT_MS = 15_000
@@ -39,6 +47,7 @@ const SAMPLE_MS = 100
 const BATCH_SIZE = 10_000
 const TARGET_ROWS_PER_SECOND = 100_000
 const FLAT_RATIO = 1.3
+const OTHER_CPU_WARNING = 25
 const MB = 1024 * 1024
 
 /** Stops the run with a message and exit code 1 (after cleanup). */
@@ -87,6 +96,7 @@ function startServer(env: NodeJS.ProcessEnv, extraExecArgv: string[]): Promise<{
     }
     const onMessage = (message: PipelinesServerMessage) => {
       if (message.type === 'failed') return fail(`failed to start:\n${message.message}`)
+      if (message.type !== 'ready') return
       clearTimeout(timer)
       child.off('exit', onExit)
       child.off('message', onMessage)
@@ -95,6 +105,27 @@ function startServer(env: NodeJS.ProcessEnv, extraExecArgv: string[]): Promise<{
     const onExit = (code: number | null, sig: NodeJS.Signals | null) => fail(`exited during start-up (code ${code}, signal ${sig})`)
     child.on('message', onMessage)
     child.once('exit', onExit)
+  })
+}
+
+/** Sends a request to the server and resolves with its answer, or undefined after a timeout. */
+function ask<T extends PipelinesServerMessage['type']>(
+  child: ChildProcess,
+  request: PipelinesServerControl,
+  answer: T,
+): Promise<Extract<PipelinesServerMessage, { type: T }> | undefined> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => done(undefined), REQUEST_TIMEOUT_MS)
+    const done = (message: Extract<PipelinesServerMessage, { type: T }> | undefined) => {
+      clearTimeout(timer)
+      child.off('message', onMessage)
+      resolve(message)
+    }
+    const onMessage = (message: PipelinesServerMessage) => {
+      if (message.type === answer) done(message as Extract<PipelinesServerMessage, { type: T }>)
+    }
+    child.on('message', onMessage)
+    child.send(request)
   })
 }
 
@@ -196,6 +227,40 @@ function cpuSecondsOf(pid: number): number {
   }
 }
 
+/** Busy CPU seconds of the whole machine (all cores), from /proc/stat; NaN where it is missing. */
+function machineBusySeconds(): number {
+  try {
+    const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number)
+    return ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) / TICKS
+  } catch {
+    return Number.NaN
+  }
+}
+
+/**
+ * CPU seconds over one measurement: the measured process, the PostgreSQL backends serving it,
+ * and everything else on the machine, so that a busy neighbour (another test run on the same
+ * two cores) shows up next to the figures it distorts.
+ */
+interface Cpu {
+  self: number
+  postgres: number
+  other: number
+}
+
+/** Starts counting CPU; `end` takes the measured process's and the backends' seconds. */
+function watchCpu() {
+  const machine = machineBusySeconds()
+  const bench = process.cpuUsage()
+  return {
+    end(self: number, postgres: number, benchIsSelf: boolean): Cpu {
+      const used = process.cpuUsage(bench)
+      const benchSeconds = benchIsSelf ? 0 : (used.user + used.system) / 1e6
+      return { self, postgres, other: Math.max(0, machineBusySeconds() - machine - self - postgres - benchSeconds) }
+    },
+  }
+}
+
 /** Memory of a process across one measurement. */
 interface Memory {
   /** RSS right before the measured work started. */
@@ -220,7 +285,8 @@ function watchMemory(pid: number) {
     const { rss } = memoryOf(pid)
     if (rss > sampled) sampled = rss
   }
-  const timer = setInterval(take, SAMPLE_MS)
+  // Unref'd: a measurement abandoned by an error must not keep the bench alive.
+  const timer = setInterval(take, SAMPLE_MS).unref()
   return {
     end(): Memory {
       clearInterval(timer)
@@ -313,8 +379,7 @@ interface Measurement {
   rows: number
   seconds: number
   memory: Memory
-  /** CPU seconds of the measured process (all threads) over the measurement. */
-  cpuSeconds: number
+  cpu: Cpu
 }
 
 /** COPY … TO STDOUT into a sink that counts rows: the ceiling any reader of this table can reach. */
@@ -331,13 +396,22 @@ async function rawCopy(url: string, table: string): Promise<Measurement> {
         done()
       },
     })
-    const cpu = process.cpuUsage()
+    const backend = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid
+    const backendBefore = cpuSecondsOf(backend)
+    const self = process.cpuUsage()
+    const cpu = watchCpu()
     const memory = watchMemory(process.pid)
     const started = performance.now()
     await pipeline(client.query(copyTo(`COPY (SELECT * FROM ${pg.escapeIdentifier(table)}) TO STDOUT`)), sink)
     const seconds = (performance.now() - started) / 1000
-    const used = process.cpuUsage(cpu)
-    return { label: 'raw COPY (bench process)', rows, seconds, memory: memory.end(), cpuSeconds: (used.user + used.system) / 1e6 }
+    const used = process.cpuUsage(self)
+    return {
+      label: 'raw COPY (bench process)',
+      rows,
+      seconds,
+      memory: memory.end(),
+      cpu: cpu.end((used.user + used.system) / 1e6, cpuSecondsOf(backend) - backendBefore, true),
+    }
   } finally {
     await client.end()
   }
@@ -370,6 +444,8 @@ interface Phase {
 interface TesseraRun extends Measurement {
   /** From the bench's POST …/run to the poll that saw the run finished. */
   wallSeconds: number
+  /** What the child's memory held at its highest sampled RSS during the run, by its own account. */
+  breakdown: { before: NodeJS.MemoryUsage; atPeak: NodeJS.MemoryUsage; afterCollect: NodeJS.MemoryUsage } | undefined
   phases: Phase[]
   checks: string[]
   profile?: { file: string; summary: ProfileSummary }
@@ -433,6 +509,7 @@ async function runTessera(options: {
   cluster: { host: string; port: number; database: string; user: string }
   expected: Checksums
   profileDir: string | undefined
+  childArgs: string[]
   runTimeoutMs: number
 }): Promise<TesseraRun> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'tessera-pipelines-bench-'))
@@ -455,11 +532,17 @@ async function runTessera(options: {
   }
   // The child keeps its own embedded database: nothing may point it at a shared one.
   for (const name of ['DATABASE_URL', 'APOLLO_KEY', 'APOLLO_GRAPH_REF', 'APOLLO_GRAPH_ID']) delete env[name]
-  const profileName = `tessera-${options.label.replace(/\W+/g, '-')}.cpuprofile`
-  const profileArgs = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`, `--cpu-prof-name=${profileName}`] : []
+  // A folder per run and Node's default file names: tsx's loader hooks run on a thread of their
+  // own, which writes a profile too (with one fixed name, the last thread to exit would win).
+  const profileDir = options.profileDir ? path.join(options.profileDir, options.label.replace(/\W+/g, '-')) : undefined
+  if (profileDir) {
+    rmSync(profileDir, { recursive: true, force: true })
+    mkdirSync(profileDir, { recursive: true })
+  }
+  const profileArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []
 
   const boot = performance.now()
-  const { child, url } = await startServer(env, profileArgs)
+  const { child, url } = await startServer(env, ['--expose-gc', ...options.childArgs, ...profileArgs])
   const pid = child.pid!
   console.log(`  ${options.label}: Tessera pid ${pid} listening at ${url} after ${fmt((performance.now() - boot) / 1000, 1)} s`)
   const call = api(url, auth)
@@ -473,41 +556,72 @@ async function runTessera(options: {
   const pipelineId = (created.json as { pipeline_id?: string } | undefined)?.pipeline_id
   if (created.status !== 201 || !pipelineId) throw new BenchError(`creating the pipeline failed: HTTP ${created.status} ${created.text.slice(0, 500)}`)
 
-  // Settle for a moment: start-up work (the job runner's first polls, lazy compilation) should
-  // not count as the run's memory.
+  // Settle for a moment, then collect: start-up work (the job runner's first polls, lazy
+  // compilation, garbage of migrations) should not count as the run's memory.
   await sleep(1000)
-  const cpuBefore = cpuSecondsOf(pid)
-  const memory = watchMemory(pid)
-  const fromUs = Number(process.hrtime.bigint() / 1000n)
-  const started = performance.now()
-  const triggered = await call('POST', `/v1/pipelines/${pipelineId}/run`)
-  const runId = (triggered.json as { run_id?: string } | undefined)?.run_id
-  if (triggered.status !== 202 || !runId) throw new BenchError(`starting the run failed: HTTP ${triggered.status} ${triggered.text.slice(0, 500)}`)
-
+  const collected = await ask(child, { type: 'collect' }, 'collected')
+  if (!collected?.ran) process.stderr.write('the Tessera child could not collect garbage before the run\n')
+  const monitor = new pg.Client({ ...options.cluster, application_name: 'pipelines-bench-monitor' })
+  // A connection the cluster drops (a failed run's cleanup) must not end the bench with an unheard 'error'.
+  monitor.on('error', () => {})
+  await monitor.connect()
   let run: RunBody | undefined
-  const deadline = Date.now() + options.runTimeoutMs
-  while (Date.now() < deadline) {
-    await sleep(POLL_MS)
-    const runs = await call('GET', `/v1/pipelines/${pipelineId}/runs?limit=5`)
-    if (runs.status !== 200) throw new BenchError(`listing runs failed: HTTP ${runs.status} ${runs.text.slice(0, 500)}`)
-    const found = (runs.json as { runs: RunBody[] }).runs.find((r) => r.run_id === runId)
-    if (found && found.status !== 'running') {
-      run = found
-      break
+  let fromUs = 0
+  let toUs = 0
+  let wallSeconds = 0
+  let measured: Memory
+  let cpuUsed: Cpu
+  try {
+    // CPU of the backends that serve the run, by pid: the latest cumulative value each time one
+    // is seen (they connect after the run starts, so that is all theirs; up to one poll of a
+    // backend's last moments can be missed).
+    const backends = new Map<number, number>()
+    const sampleBackends = async () => {
+      const { rows } = await monitor.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE application_name = 'tessera-pipelines'`)
+      for (const { pid: backend } of rows) {
+        const seconds = cpuSecondsOf(backend)
+        if (Number.isFinite(seconds)) backends.set(backend, seconds)
+      }
     }
+    const cpuBefore = cpuSecondsOf(pid)
+    const cpu = watchCpu()
+    const memory = watchMemory(pid)
+    fromUs = Number(process.hrtime.bigint() / 1000n)
+    const started = performance.now()
+    const triggered = await call('POST', `/v1/pipelines/${pipelineId}/run`)
+    const runId = (triggered.json as { run_id?: string } | undefined)?.run_id
+    if (triggered.status !== 202 || !runId) throw new BenchError(`starting the run failed: HTTP ${triggered.status} ${triggered.text.slice(0, 500)}`)
+
+    const deadline = Date.now() + options.runTimeoutMs
+    while (Date.now() < deadline) {
+      await sleep(POLL_MS)
+      await sampleBackends()
+      const runs = await call('GET', `/v1/pipelines/${pipelineId}/runs?limit=5`)
+      if (runs.status !== 200) throw new BenchError(`listing runs failed: HTTP ${runs.status} ${runs.text.slice(0, 500)}`)
+      const found = (runs.json as { runs: RunBody[] }).runs.find((r) => r.run_id === runId)
+      if (found && found.status !== 'running') {
+        run = found
+        break
+      }
+    }
+    wallSeconds = (performance.now() - started) / 1000
+    toUs = Number(process.hrtime.bigint() / 1000n)
+    measured = memory.end()
+    const postgresSeconds = [...backends.values()].reduce((sum, s) => sum + s, 0)
+    cpuUsed = cpu.end(cpuSecondsOf(pid) - cpuBefore, postgresSeconds, false)
+  } finally {
+    await monitor.end().catch(() => {})
   }
-  const wallSeconds = (performance.now() - started) / 1000
-  const toUs = Number(process.hrtime.bigint() / 1000n)
-  const measured = memory.end()
-  const cpuSeconds = cpuSecondsOf(pid) - cpuBefore
   if (!run) throw new BenchError(`${options.label}: the run did not finish within ${options.runTimeoutMs / 1000} s (BENCH_RUN_TIMEOUT)`)
 
-  const logsResponse = await call('GET', `/v1/runs/${runId}/logs`)
+  const logsResponse = await call('GET', `/v1/runs/${run.run_id}/logs`)
   const logs = (logsResponse.json as { logs?: LogLine[] } | undefined)?.logs ?? []
   if (run.status !== 'success') {
     const lines = logs.map((l) => `    ${l.timestamp} ${l.level} ${l.message}`).join('\n')
     throw new BenchError(`${options.label}: the run ended ${run.status}: ${JSON.stringify(run.error)}\n${lines}`)
   }
+  const report = await ask(child, { type: 'memory' }, 'memory')
+  const breakdown = collected && report ? { before: collected.usage, atPeak: report.atPeak, afterCollect: report.afterCollect } : undefined
   await stopServer(child)
 
   const seconds = (Date.parse(run.completed_at!) - Date.parse(run.started_at)) / 1000
@@ -518,15 +632,21 @@ async function runTessera(options: {
   else checks.push(...compareChecksums(options.expected, await warehouseChecksums(file)))
 
   let profile: TesseraRun['profile']
-  if (options.profileDir) {
-    const profileFile = path.join(options.profileDir, profileName)
-    if (existsSync(profileFile)) profile = { file: profileFile, summary: summarizeCpuProfile(profileFile, { fromUs, toUs }) }
-    else process.stderr.write(`no CPU profile at ${profileFile}\n`)
+  if (profileDir) {
+    // The thread that did the run's work is the one busiest in its window: the main thread.
+    const files = readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile'))
+    for (const name of files) {
+      const file = path.join(profileDir, name)
+      const summary = summarizeCpuProfile(file, { fromUs, toUs })
+      const busy = (p: ProfileSummary) => p.sampledMs - p.idleMs
+      if (!profile || busy(summary) > busy(profile.summary)) profile = { file, summary }
+    }
+    if (!profile) process.stderr.write(`no CPU profile in ${profileDir}\n`)
   }
 
   removeDir(dir)
   tempDirs.splice(tempDirs.indexOf(dir), 1)
-  return { label: options.label, rows: run.records_processed, seconds, wallSeconds, memory: measured, cpuSeconds, phases: phasesOf(run, logs), checks, ...(profile ? { profile } : {}) }
+  return { label: options.label, rows: run.records_processed, seconds, wallSeconds, memory: measured, breakdown, cpu: cpuUsed, phases: phasesOf(run, logs), checks, ...(profile ? { profile } : {}) }
 }
 
 // --- Report ------------------------------------------------------------------------------------
@@ -549,23 +669,44 @@ function printMachine(rows: number, small: number) {
 function printTable(baseline: Measurement, runs: TesseraRun[]) {
   console.log()
   console.log(
-    `${pad('', 28)}${lpad('rows', 11)}${lpad('seconds', 9)}${lpad('rows/s', 10)}${lpad('RSS before', 12)}${lpad('peak RSS', 10)}${lpad('run peak', 10)}${lpad('CPU %', 7)}`,
+    `${pad('', 28)}${lpad('rows', 11)}${lpad('seconds', 9)}${lpad('rows/s', 10)}${lpad('RSS before', 12)}${lpad('peak RSS', 10)}${lpad('run peak', 10)}` +
+      `${lpad('CPU %', 7)}${lpad('PG %', 6)}${lpad('other %', 9)}`,
   )
   for (const m of [baseline, ...runs]) {
-    const cpu = (m.cpuSeconds / m.seconds) * 100
+    const percent = (seconds: number) => lpad(fmt((seconds / m.seconds) * 100, 0), 6)
     console.log(
       `${pad(m.label, 28)}${lpad(thousands(m.rows), 11)}${lpad(fmt(m.seconds), 9)}${lpad(thousands(m.rows / m.seconds), 10)}` +
-        `${lpad(mb(m.memory.before), 12)}${lpad(mb(m.memory.lifePeak), 10)}${lpad(mb(m.memory.runPeak), 10)}${lpad(fmt(cpu, 0), 7)}`,
+        `${lpad(mb(m.memory.before), 12)}${lpad(mb(m.memory.lifePeak), 10)}${lpad(mb(m.memory.runPeak), 10)}` +
+        ` ${percent(m.cpu.self)}${percent(m.cpu.postgres)}   ${percent(m.cpu.other)}`,
     )
   }
   console.log('MB = MiB. peak RSS: the process over its whole life (VmHWM); run peak: during the measurement only')
   console.log(`(VmHWM reset before it${[baseline, ...runs].every((m) => m.memory.exact) ? '' : ', or sampled every 100 ms where the reset was refused'}).`)
-  console.log('Tessera seconds: the run\'s started_at → completed_at (queued to recorded); CPU %: of one core, the measured process only.')
+  console.log('Tessera seconds: the run\'s started_at → completed_at (queued to recorded). CPU % of one core: the measured process (all its')
+  console.log('threads), its PostgreSQL backends, and every other process on the machine (the bench\'s own polling excluded).')
+  const busy = [baseline, ...runs].filter((m) => (m.cpu.other / m.seconds) * 100 > OTHER_CPU_WARNING)
+  if (busy.length) {
+    console.log(
+      `Warning: other processes used more than ${OTHER_CPU_WARNING}% of a core during ${busy.map((m) => m.label).join(', ')}; ` +
+        `with ${os.cpus().length} cores, those figures are disturbed. Rerun on a quiet machine.`,
+    )
+  }
 }
 
 function printPhases(run: TesseraRun) {
   console.log(`\n${run.label}: where the ${fmt(run.seconds)} s went (from the run's log timestamps; bench wall time ${fmt(run.wallSeconds)} s)`)
   for (const p of run.phases) console.log(`  ${pad(p.name, 44)}${lpad(fmt(p.seconds), 8)} s${p.detail ? `   ${p.detail}` : ''}`)
+  if (run.breakdown) {
+    // external counts array buffers and WebAssembly memory (PGlite); the rest of RSS is native
+    // memory V8 does not see (DuckDB's buffers, libuv, code).
+    const line = (name: string, b: NodeJS.MemoryUsage) =>
+      `  ${pad(name, 10)}RSS ${lpad(mb(b.rss), 5)} MB = V8 heap ${lpad(mb(b.heapTotal), 4)} (used ${lpad(mb(b.heapUsed), 4)})` +
+      ` + external ${lpad(mb(b.external), 4)} (array buffers ${lpad(mb(b.arrayBuffers), 4)}) + native/other ${lpad(mb(b.rss - b.heapTotal - b.external), 4)}`
+    console.log('  memory by the child\'s own account (process.memoryUsage, every 100 ms):')
+    console.log(line('before', run.breakdown.before))
+    console.log(line('at peak', run.breakdown.atPeak))
+    console.log(line('after GC', run.breakdown.afterCollect))
+  }
 }
 
 function printProfile(run: TesseraRun) {
@@ -591,6 +732,8 @@ async function main(): Promise<boolean> {
   const small = Math.max(1, Math.round(rows / 4))
   const runTimeoutMs = positiveInt('BENCH_RUN_TIMEOUT', 600) * 1000
   const profileDir = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : undefined
+  // The children run with the flags `npm start` uses (package.json), then any extra ones.
+  const childArgs = [...TESSERA_NODE_FLAGS, ...(process.env.BENCH_CHILD_NODE_ARGS ?? '').split(/\s+/).filter(Boolean)]
   if (profileDir) mkdirSync(profileDir, { recursive: true })
   const label = (n: number) => (n % 1_000_000 === 0 ? `${n / 1_000_000}M` : n % 1000 === 0 ? `${n / 1000}k` : String(n))
   printMachine(rows, small)
@@ -629,7 +772,7 @@ async function main(): Promise<boolean> {
   console.log('Tessera runs, each in a fresh child process…')
   const runs: TesseraRun[] = []
   for (const size of sizes) {
-    const run = await runTessera({ ...size, cluster: settings, expected: expected.get(size.table)!, profileDir, runTimeoutMs })
+    const run = await runTessera({ ...size, cluster: settings, expected: expected.get(size.table)!, profileDir, childArgs, runTimeoutMs })
     console.log(`  ${size.label}: ${thousands(run.rows)} rows in ${fmt(run.seconds)} s${run.checks.length ? ', WRONG RESULT' : ', warehouse verified'}`)
     runs.push(run)
   }
@@ -647,7 +790,10 @@ async function main(): Promise<boolean> {
   console.log()
   console.log(`Tessera / raw COPY throughput (${largeRun.label}): ${fmt(throughput / (baseline.rows / baseline.seconds))}×`)
   console.log(`target ≥ ${thousands(TARGET_ROWS_PER_SECOND)} rows/s: ${verdict(throughput >= TARGET_ROWS_PER_SECOND)} (${thousands(throughput)} rows/s)`)
-  console.log(`peak RSS ${label(rows)} / ${label(small)}: ${fmt(ratio)} (${ratio <= FLAT_RATIO ? 'flat' : 'NOT flat'}: flat if ≤ ${FLAT_RATIO})`)
+  const runRatio = largeRun.memory.runPeak / smallRun.memory.runPeak
+  const flat = (r: number) => (r <= FLAT_RATIO ? 'flat' : 'NOT flat')
+  console.log(`peak RSS ${label(rows)} / ${label(small)}: ${fmt(ratio)} (${flat(ratio)}; flat if ≤ ${FLAT_RATIO})`)
+  console.log(`  run peak ${label(rows)} / ${label(small)}: ${fmt(runRatio)} (${flat(runRatio)}); the lifetime peak includes start-up, the run peak only the run`)
   console.log(`  the runs' own growth (run peak − RSS before): ${mb(growth(smallRun.memory))} MB for ${label(small)}, ${mb(growth(largeRun.memory))} MB for ${label(rows)}`)
 
   let correct = true

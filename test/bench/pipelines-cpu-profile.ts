@@ -56,11 +56,19 @@ function placeOf(url: string): string {
   return file.startsWith(root) ? path.relative(root, file) : file
 }
 
+/**
+ * A function as `name file:line`. Package files keep their path inside the package and their
+ * line (0-based in profiles); project files lose the line, since tsx runs them transpiled and
+ * the profile's positions are those of the transpiled text, not of the source.
+ */
 function keyOf(frame: CallFrame): string {
   const name = frame.functionName || '(anonymous)'
   if (!frame.url) return name
-  // Line numbers in profiles are 0-based.
-  return `${name} ${placeOf(frame.url)}:${frame.lineNumber + 1}`
+  if (frame.url.startsWith('node:')) return `${name} ${frame.url}`
+  const file = frame.url.startsWith('file://') ? fileURLToPath(frame.url) : frame.url
+  const modules = file.lastIndexOf(`${path.sep}node_modules${path.sep}`)
+  if (modules >= 0) return `${name} ${file.slice(modules + '/node_modules/'.length)}:${frame.lineNumber + 1}`
+  return `${name} ${placeOf(frame.url)}`
 }
 
 function rank(totals: Map<string, number>): Ranking {

@@ -84,7 +84,17 @@ const describeTable = (s: Resolved) => `table "${s.schema}"."${s.table}"`
 // --- Values: PostgreSQL text → Row conventions ---------------------------------------------
 
 /** pg's own timestamptz parser: handles BC years and ±infinity, which hand-written code would miss. */
-const parseTimestamptz = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ) as (text: string) => Date | number
+const pgParseTimestamptz = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ) as (text: string) => Date | number
+
+// The form a UTC session sends for every ordinary instant; Date parses its ISO spelling several
+// times faster than the general parser (same result, milliseconds truncated alike). Anything
+// else (BC years, ±infinity, other offsets) goes to pg's parser.
+const PLAIN_UTC = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?)\+00$/
+
+function parseTimestamptz(text: string): Date | number {
+  const plain = PLAIN_UTC.exec(text)
+  return plain ? new Date(`${plain[1]}T${plain[2]}Z`) : pgParseTimestamptz(text)
+}
 
 /** A timestamp without zone is read as UTC, so the same row gives the same instant on every server. */
 function parseTimestamp(text: string): Date | number {
@@ -309,8 +319,14 @@ function quoted(text: string): string {
   return text.includes('"') ? `"${text.replaceAll('"', '""')}"` : `"${text}"`
 }
 
+// A replacer makes JSON.stringify several times slower, so it is used only for the rare value
+// that holds a BigInt (which plain stringify refuses).
 function jsonText(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) ?? 'null'
+  try {
+    return JSON.stringify(value) ?? 'null'
+  } catch {
+    return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) ?? 'null'
+  }
 }
 
 function numberText(value: number): string {

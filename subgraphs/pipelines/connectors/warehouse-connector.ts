@@ -307,8 +307,14 @@ function refuse(column: Column, value: unknown): never {
   throw new TypeError(`column "${column.name}": cannot write ${shown} as ${column.type}`)
 }
 
+// A replacer makes JSON.stringify several times slower, so it is used only for the rare value
+// that holds a BigInt (which plain stringify refuses).
 function jsonText(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) ?? 'null'
+  try {
+    return JSON.stringify(value) ?? 'null'
+  } catch {
+    return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) ?? 'null'
+  }
 }
 
 function timestampValue(column: Column, date: Date): DuckDBTimestampTZValue {
