@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import type { Principal } from '../../platform/auth/scopes.js'
 import { renameFields } from '../../platform/errors.js'
+import { serveOpenApi } from '../../platform/http/openapi.js'
 import { installRestEdge } from '../../platform/http/rest-edge.js'
 import type { RateLimiter } from '../../platform/rate-limit/rate-limiter.js'
 import { standardErrorBody } from '../../platform/standard-errors.js'
@@ -41,6 +42,12 @@ export const devicesRestAdapter: FastifyPluginAsync<DevicesRestOptions> = async 
     realm: 'tessera-devices',
   })
   for (const prefix of ['/v1/aac', '/v1/medical', '/v1/quantum']) app.claimPrefix(prefix, edge)
+  serveOpenApi(app, {
+    service: 'devices',
+    title: 'Tessera device gateway',
+    description: 'Assistive signals with dwell detection, medical alerts, quantum circuits (v1).',
+    errors: devicesErrors,
+  })
 
   // --- Signals -----------------------------------------------------------------------------
   app.post('/v1/aac/signal', {

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import type { Principal } from '../../platform/auth/scopes.js'
+import { serveOpenApi } from '../../platform/http/openapi.js'
 import { installRestEdge } from '../../platform/http/rest-edge.js'
 import type { RateLimiter } from '../../platform/rate-limit/rate-limiter.js'
 import { standardErrorBody } from '../../platform/standard-errors.js'
@@ -30,6 +31,12 @@ export const pipelinesRestAdapter: FastifyPluginAsync<PipelinesRestOptions> = as
     realm: 'tessera-pipelines',
   })
   for (const prefix of ['/v1/pipelines', '/v1/connectors', '/v1/runs']) app.claimPrefix(prefix, edge)
+  serveOpenApi(app, {
+    service: 'pipelines',
+    title: 'Tessera data integration pipelines',
+    description: 'Pipelines, connectors, runs and run logs (v1).',
+    errors: pipelinesErrors,
+  })
 
   app.post('/v1/pipelines', {
     schema: {
