@@ -15,7 +15,7 @@ import { rateLimitHeaders, type RateLimiter } from '../platform/rate-limit/rate-
 import { explorerPage } from './explorer-page.js'
 import { createQueryLimitsRule } from './query-limits.js'
 import { createSubscriptionServer } from './subscription-forwarder.js'
-import { subscriptionOwners } from './subscription-owners.js'
+import { createSubscriptionPlanner } from './subscription-planner.js'
 import type { SubgraphEndpoint } from './subgraph-endpoint.js'
 
 /** Per-request context of the gateway: what it forwards to subgraphs. */
@@ -52,6 +52,8 @@ export async function createGateway(options: GatewayOptions) {
   // endpoints (AWS, GCP, Azure) to describe the host; a self-hosted gateway sends nothing out.
   process.env.APOLLO_TELEMETRY_DISABLED = 'true'
   let apiSchema: GraphQLSchema | undefined
+  // One data source per subgraph, shared by query plans and by subscription events.
+  const dataSources: Record<string, GraphQLDataSource<GatewayContext>> = {}
   const gateway = new ApolloGateway({
     supergraphSdl: options.supergraphSdl,
     buildService({ name, url }) {
@@ -59,9 +61,9 @@ export async function createGateway(options: GatewayOptions) {
       if (!endpoint) {
         // A gateway may front only some services: the others' fields answer with an error.
         options.logger.warn({ subgraph: name, url }, 'no URL configured for this subgraph; its fields will return errors')
-        return unconfiguredDataSource(name)
       }
-      return endpoint.kind === 'local' ? localDataSource(endpoint.subgraph) : remoteDataSource(endpoint.url)
+      dataSources[name] = !endpoint ? unconfiguredDataSource(name) : endpoint.kind === 'local' ? localDataSource(endpoint.subgraph) : remoteDataSource(endpoint.url)
+      return dataSources[name]
     },
   })
   gateway.onSchemaLoadOrUpdate(({ apiSchema: schema }) => {
@@ -126,8 +128,9 @@ export async function createGateway(options: GatewayOptions) {
   const subscriptions = createSubscriptionServer({
     wss,
     schema: () => apiSchema,
-    owners: subscriptionOwners(options.supergraphSdl),
+    planner: createSubscriptionPlanner(options.supergraphSdl),
     endpoints: options.endpoints,
+    dataSources: dataSources as Record<string, GraphQLDataSource>,
     validationRules: [limitsRule],
     async executeOperation(request, headers) {
       const response = await apollo.executeOperation(

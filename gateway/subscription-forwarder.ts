@@ -1,9 +1,9 @@
 import { createClient, type Client } from 'graphql-ws'
 import { useServer } from 'graphql-ws/use/ws'
+import { randomUUID } from 'node:crypto'
+import type { GraphQLDataSource } from '@apollo/gateway'
 import {
   GraphQLError,
-  Kind,
-  getOperationAST,
   parse,
   specifiedRules,
   validate,
@@ -14,16 +14,20 @@ import {
 } from 'graphql'
 import WebSocket, { type WebSocketServer } from 'ws'
 import type { HeaderBag } from '../platform/auth/read-credential.js'
+import { mapAsyncIterator } from '../platform/events/map-async-iterator.js'
 import type { SubgraphEndpoint } from './subgraph-endpoint.js'
+import type { PlannedSubscription, SubscriptionPlanner } from './subscription-planner.js'
 
 /** Options of the gateway's graphql-ws endpoint. */
 export interface SubscriptionServerOptions {
   wss: WebSocketServer
   /** The supergraph's API schema, once loaded. */
   schema: () => GraphQLSchema | undefined
-  /** Subscription root field → owning subgraph. */
-  owners: Map<string, string>
+  /** Splits each subscription between its owning subgraph and the others (query planner). */
+  planner: SubscriptionPlanner
   endpoints: Record<string, SubgraphEndpoint>
+  /** The gateway's data sources, for the fields other subgraphs add to each event. */
+  dataSources: Record<string, GraphQLDataSource>
   validationRules: readonly ValidationRule[]
   /** Runs queries and mutations sent over the socket through the gateway's normal pipeline. */
   executeOperation(request: { query: string; variables?: Record<string, unknown>; operationName?: string }, headers: HeaderBag): Promise<ExecutionResult>
@@ -91,24 +95,35 @@ export function createSubscriptionServer(options: SubscriptionServerOptions) {
         return options.executeOperation(payload, stateOf(extra).headers)
       },
       async subscribe(args: ExecutionArgs) {
-        const { extra, payload } = args.contextValue as { extra: object; payload: { query: string; variables?: Record<string, unknown> | null; operationName?: string | null } }
-        const operation = getOperationAST(args.document, args.operationName)
-        const root = operation?.selectionSet.selections[0]
-        const field = root?.kind === Kind.FIELD ? root.name.value : undefined
-        const owner = field ? options.owners.get(field) : undefined
-        const endpoint = owner ? options.endpoints[owner] : undefined
-        if (!endpoint || !owner) {
-          return { errors: [new GraphQLError(`No subgraph serves the subscription field ${field ?? '(none)'}`, { extensions: { code: 'BAD_REQUEST' } })] }
+        const { extra } = args.contextValue as { extra: object }
+        let planned: PlannedSubscription
+        try {
+          planned = options.planner.plan(args.document, args.operationName ?? undefined)
+        } catch (error) {
+          return { errors: [new GraphQLError(`Cannot plan this subscription: ${(error as Error).message}`, { extensions: { code: 'BAD_REQUEST' } })] }
         }
+        const owner = planned.primary.serviceName
+        const endpoint = options.endpoints[owner]
+        if (!endpoint) return { errors: [new GraphQLError(`Subgraph ${owner} is not configured on this gateway`, { extensions: { code: 'SUBGRAPH_NOT_CONFIGURED' } })] }
         const state = stateOf(extra)
-        const request = { query: payload.query, variables: payload.variables ?? null, operationName: payload.operationName ?? null }
+        const variables = (args.variableValues ?? {}) as Record<string, unknown>
+        // The owner gets the planner's subscription: its own fields and the keys others need.
+        const request = {
+          query: planned.primary.operation,
+          variables: Object.fromEntries((planned.primary.variableUsages ?? []).map((name) => [name, variables[name]])),
+          operationName: planned.primary.operationName ?? null,
+        }
         const stream =
           endpoint.kind === 'local'
             ? await endpoint.subgraph.subscribe(request, state.headers)
             : remoteSubscribe(clientFor(state, owner, endpoint.wsUrl), request)
         if (!(Symbol.asyncIterator in stream)) return stream
+        const context = { headers: state.headers, requestId: randomUUID() }
+        const completed = mapAsyncIterator(stream, (event) =>
+          event.data ? options.planner.resolve(planned, event, variables, options.dataSources, context) : event,
+        )
         options.onActiveChange?.(1)
-        return counted(stream, () => options.onActiveChange?.(-1))
+        return counted(completed, () => options.onActiveChange?.(-1))
       },
       async onClose(ctx) {
         const state = states.get(ctx.extra)
