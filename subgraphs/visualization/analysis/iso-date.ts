@@ -7,7 +7,8 @@
 
 // Calendar date, optionally with a time of day and a zone designator. Only the extended
 // format (with separators) is accepted: `20240301` is far more often an id than a date.
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-](\d{2}):?(\d{2}))?)?$/
+// A space may stand for the T (RFC 3339 allows it; PostgreSQL prints timestamps so).
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-](\d{2}):?(\d{2}))?)?$/
 const YEAR_MONTH = /^(\d{4})-(\d{2})$/
 
 function daysInMonth(year: number, month: number): number {

@@ -29,7 +29,6 @@ export const MAX_ITEM_ISSUES = 100
 /** `#rgb` or `#rrggbb`, the hex colours the spec's `colors` takes. */
 const HEX_COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/
 /** ISO 8601 calendar dates and date-times, e.g. `2024-03-01`, `2024-03-01T12:00`, `2024-03-01T12:00:00.5+02:00`. */
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/
 
 /** The `config` keys the spec documents; any other key is a mistake worth reporting. */
 const CONFIG_KEYS = ['title', 'colors', 'showLegend', 'animate'] as const
@@ -88,10 +87,8 @@ export type RenderInput = RenderCommon & (
   | { chartType: 'heatmap'; data: HeatmapCell[] }
 )
 
-/** Whether `label` is an ISO 8601 date or date-time that names a real instant. */
-export function isIsoDate(label: string): boolean {
-  return ISO_DATE.test(label) && !Number.isNaN(Date.parse(label))
-}
+// One notion of "an ISO 8601 date" for the whole service: the analysis module's strict one.
+export { isIsoDate } from '../analysis/iso-date.js'
 
 /**
  * Validates a render request `{ chart_type, data, config?, width?, height? }` and returns every
