@@ -8,14 +8,15 @@
 //
 // BENCH_DURATION (seconds per target, default 10) and BENCH_CONNECTIONS (default 10) override
 // the load. The exit code says whether the run worked, not whether the targets were met.
-import { fork, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
-import type { ControlMessage, ServerMessage } from './servers.js'
+import { BenchError, createJanitor, positiveInt } from './bench-support.js'
+import type { ServerMessage } from './servers.js'
 
 const SERVERS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'servers.ts')
 const WARMUP_SECONDS = 2
@@ -28,104 +29,10 @@ const QUERY = 'query($id: ID!) { alert(id: $id) { id deviceId priority status ra
 const TARGETS = { throughputAC: 3, latencyAB: 1.5 }
 
 /** Stops the run with a message and exit code 1 (after cleanup). */
-class BenchError extends Error {
-  override name = 'BenchError'
-}
-
-function positiveInt(name: string, fallback: number): number {
-  const raw = process.env[name]
-  if (raw === undefined || raw === '') return fallback
-  const value = Number(raw)
-  if (!Number.isInteger(value) || value < 1) throw new BenchError(`${name} must be a positive integer, got "${raw}"`)
-  return value
-}
-
-// --- Child processes and temp dirs, always cleaned up by their own pids ----------------------
-
-const children = new Set<ChildProcess>()
-const tempDirs: string[] = []
-
-function alive(child: ChildProcess) {
-  return child.exitCode === null && child.signalCode === null
-}
-
-// A child may die between the check and the kill; that is the outcome we wanted anyway.
-function signal(pid: number, name: NodeJS.Signals) {
-  try {
-    process.kill(pid, name)
-  } catch {}
-}
-
+const janitor = createJanitor({ startupTimeoutMs: STARTUP_TIMEOUT_MS, stopTimeoutMs: STOP_TIMEOUT_MS })
+const { children, tempDirs, cleanup } = janitor
 type Ready = Extract<ServerMessage, { type: 'ready' }>
-
-/** Forks servers.ts with a role and resolves with the child and its 'ready' message. */
-function startServer(args: string[], env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; ready: Ready }> {
-  // process.execArgv carries tsx's loader (--require/--import), so the child runs TypeScript too.
-  const child = fork(SERVERS, args, { execArgv: process.execArgv, env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-  children.add(child)
-  child.once('exit', () => children.delete(child))
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => fail(`did not start within ${STARTUP_TIMEOUT_MS / 1000} s`), STARTUP_TIMEOUT_MS)
-    const fail = (why: string) => {
-      clearTimeout(timer)
-      child.off('message', onMessage)
-      child.off('exit', onExit)
-      reject(new BenchError(`server "${args[0]}" (pid ${child.pid ?? '?'}) ${why}`))
-    }
-    const onMessage = (message: ServerMessage) => {
-      if (message.type === 'failed') return fail(`failed to start:\n${message.message}`)
-      clearTimeout(timer)
-      child.off('exit', onExit)
-      child.off('message', onMessage)
-      resolve({ child, ready: message })
-    }
-    const onExit = (code: number | null, signal: NodeJS.Signals | null) => fail(`exited during start-up (code ${code}, signal ${signal})`)
-    child.on('message', onMessage)
-    child.once('exit', onExit)
-  })
-}
-
-// Asked over IPC (see closeOnRequest in servers.ts for why not SIGTERM), SIGTERM if the channel
-// is gone, SIGKILL when neither works in time.
-async function stopServer(child: ChildProcess) {
-  if (!alive(child) || child.pid === undefined) return
-  const pid = child.pid
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  if (child.connected) child.send({ type: 'stop' } satisfies ControlMessage)
-  else signal(pid, 'SIGTERM')
-  const timer = setTimeout(() => {
-    if (alive(child)) signal(pid, 'SIGKILL')
-  }, STOP_TIMEOUT_MS)
-  await exited
-  clearTimeout(timer)
-}
-
-async function cleanup() {
-  await Promise.all([...children].map((child) => stopServer(child).catch(() => {})))
-  for (const dir of tempDirs.splice(0)) removeDir(dir)
-}
-
-function removeDir(dir: string) {
-  try {
-    // Retries ride out a child that is still letting go of its files as it dies.
-    rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 })
-  } catch (error) {
-    process.stderr.write(`could not remove ${dir}: ${String(error)}\n`)
-  }
-}
-
-// Last resort when the process exits without the async cleanup having run (e.g. an uncaught
-// error after it started): synchronous, so it can only kill and delete.
-process.on('exit', () => {
-  for (const child of children) if (alive(child) && child.pid !== undefined) signal(child.pid, 'SIGKILL')
-  for (const dir of tempDirs) removeDir(dir)
-})
-for (const name of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(name, () => {
-    process.stderr.write(`\n${name}: stopping servers\n`)
-    void cleanup().finally(() => process.exit(name === 'SIGINT' ? 130 : 143))
-  })
-}
+const startServer = (args: string[], env: NodeJS.ProcessEnv) => janitor.start<Ready>(SERVERS, args, env)
 
 // --- Targets ---------------------------------------------------------------------------------
 

@@ -18,7 +18,7 @@
 // NODE_OPTIONS refuses, or "--max-semi-space-size=64" to try a GC setting).
 // The exit code says whether the run worked (and wrote the right rows), not whether the targets
 // were met.
-import { fork, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
@@ -30,6 +30,7 @@ import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { to as copyTo } from 'pg-copy-streams'
 import { startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.js'
+import { BenchError, createJanitor, positiveInt } from './bench-support.js'
 import { summarizeCpuProfile, type ProfileSummary } from './pipelines-cpu-profile.js'
 import type { PipelinesServerControl, PipelinesServerMessage } from './pipelines-server.js'
 
@@ -51,61 +52,26 @@ const OTHER_CPU_WARNING = 25
 const MB = 1024 * 1024
 
 /** Stops the run with a message and exit code 1 (after cleanup). */
-class BenchError extends Error {
-  override name = 'BenchError'
-}
-
-function positiveInt(name: string, fallback: number): number {
-  const raw = process.env[name]
-  if (raw === undefined || raw === '') return fallback
-  const value = Number(raw)
-  if (!Number.isInteger(value) || value < 1) throw new BenchError(`${name} must be a positive integer, got "${raw}"`)
-  return value
-}
-
-// --- Child processes, temp dirs and the cluster, always cleaned up by their own pids ----------
-
-const children = new Set<ChildProcess>()
-const tempDirs: string[] = []
 let cluster: PostgresCluster | undefined
 
-function alive(child: ChildProcess) {
-  return child.exitCode === null && child.signalCode === null
+function stopCluster() {
+  const running = cluster
+  cluster = undefined
+  try {
+    running?.stop()
+  } catch (error) {
+    process.stderr.write(`could not stop the PostgreSQL cluster: ${String(error)}\n`)
+  }
 }
 
-// A child may die between the check and the kill; that is the outcome we wanted anyway.
-function signal(pid: number, name: NodeJS.Signals) {
-  try {
-    process.kill(pid, name)
-  } catch {}
-}
+const janitor = createJanitor({ startupTimeoutMs: STARTUP_TIMEOUT_MS, stopTimeoutMs: STOP_TIMEOUT_MS, alsoCleanUp: stopCluster })
+const { children, tempDirs, cleanup, removeDir } = janitor
+const stopServer = janitor.stop
 
 /** Forks pipelines-server.ts and resolves with the child and its URL once it listens. */
-function startServer(env: NodeJS.ProcessEnv, extraExecArgv: string[]): Promise<{ child: ChildProcess; url: string }> {
-  // process.execArgv carries tsx's loader (--require/--import), so the child runs TypeScript too.
-  const child = fork(SERVER, [], { execArgv: [...process.execArgv, ...extraExecArgv], env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-  children.add(child)
-  child.once('exit', () => children.delete(child))
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => fail(`did not start within ${STARTUP_TIMEOUT_MS / 1000} s`), STARTUP_TIMEOUT_MS)
-    const fail = (why: string) => {
-      clearTimeout(timer)
-      child.off('message', onMessage)
-      child.off('exit', onExit)
-      reject(new BenchError(`Tessera server (pid ${child.pid ?? '?'}) ${why}`))
-    }
-    const onMessage = (message: PipelinesServerMessage) => {
-      if (message.type === 'failed') return fail(`failed to start:\n${message.message}`)
-      if (message.type !== 'ready') return
-      clearTimeout(timer)
-      child.off('exit', onExit)
-      child.off('message', onMessage)
-      resolve({ child, url: message.url })
-    }
-    const onExit = (code: number | null, sig: NodeJS.Signals | null) => fail(`exited during start-up (code ${code}, signal ${sig})`)
-    child.on('message', onMessage)
-    child.once('exit', onExit)
-  })
+async function startServer(env: NodeJS.ProcessEnv, extraExecArgv: string[]): Promise<{ child: ChildProcess; url: string }> {
+  const { child, ready } = await janitor.start<Extract<PipelinesServerMessage, { type: 'ready' }>>(SERVER, [], env, extraExecArgv)
+  return { child, url: ready.url }
 }
 
 /** Sends a request to the server and resolves with its answer, or undefined after a timeout. */
@@ -126,60 +92,6 @@ function ask<T extends PipelinesServerMessage['type']>(
     }
     child.on('message', onMessage)
     child.send(request)
-  })
-}
-
-// Asked over IPC first (the server closes Tessera gracefully, which also lets --cpu-prof write
-// its profile), SIGTERM if the channel is gone, SIGKILL when neither works in time.
-async function stopServer(child: ChildProcess) {
-  if (!alive(child) || child.pid === undefined) return
-  const pid = child.pid
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  if (child.connected) child.send({ type: 'stop' } satisfies PipelinesServerControl)
-  else signal(pid, 'SIGTERM')
-  const timer = setTimeout(() => {
-    if (alive(child)) signal(pid, 'SIGKILL')
-  }, STOP_TIMEOUT_MS)
-  await exited
-  clearTimeout(timer)
-}
-
-function removeDir(dir: string) {
-  try {
-    // Retries ride out a child that is still letting go of its files as it dies.
-    rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 })
-  } catch (error) {
-    process.stderr.write(`could not remove ${dir}: ${String(error)}\n`)
-  }
-}
-
-function stopCluster() {
-  const running = cluster
-  cluster = undefined
-  try {
-    running?.stop()
-  } catch (error) {
-    process.stderr.write(`could not stop the PostgreSQL cluster: ${String(error)}\n`)
-  }
-}
-
-async function cleanup() {
-  await Promise.all([...children].map((child) => stopServer(child).catch(() => {})))
-  for (const dir of tempDirs.splice(0)) removeDir(dir)
-  stopCluster()
-}
-
-// Last resort when the process exits without the async cleanup having run: synchronous, so it
-// can only kill, stop the cluster (pg_ctl waits synchronously) and delete.
-process.on('exit', () => {
-  for (const child of children) if (alive(child) && child.pid !== undefined) signal(child.pid, 'SIGKILL')
-  for (const dir of tempDirs) removeDir(dir)
-  stopCluster()
-})
-for (const name of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(name, () => {
-    process.stderr.write(`\n${name}: stopping the servers and the cluster\n`)
-    void cleanup().finally(() => process.exit(name === 'SIGINT' ? 130 : 143))
   })
 }
 

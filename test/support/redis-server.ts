@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { connect, createServer } from 'node:net'
+import { connect } from 'node:net'
+import { freePort } from './free-port.js'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 
@@ -23,17 +24,6 @@ export interface RedisServerOptions {
   args?: string[]
   /** How long to wait for the server to accept connections (ms). */
   timeoutMs?: number
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0))
-    })
-  })
 }
 
 /**

@@ -444,21 +444,29 @@ export function parseFilter(text: string): ParseFilterResult {
   }
 }
 
+/** A condition's leaves: the comparisons, IS NULL, IN, LIKE and BETWEEN tests. */
+export type PredicateNode = Exclude<FilterNode, { kind: 'and' | 'or' | 'not' }>
+
+/** The predicates of a condition, in order, below its AND / OR / NOT structure. */
+export function predicatesOf(ast: FilterNode): PredicateNode[] {
+  const out: PredicateNode[] = []
+  const visit = (node: FilterNode): void => {
+    if (node.kind === 'and' || node.kind === 'or') node.operands.forEach(visit)
+    else if (node.kind === 'not') visit(node.operand)
+    else out.push(node)
+  }
+  visit(ast)
+  return out
+}
+
 /** Names of the columns a condition reads, each once, in order of first mention. */
 export function columnsOf(ast: FilterNode): string[] {
   const names = new Set<string>()
   const value = (node: ValueNode) => {
     if (node.kind === 'column') names.add(node.name)
   }
-  const visit = (node: FilterNode): void => {
+  for (const node of predicatesOf(ast)) {
     switch (node.kind) {
-      case 'and':
-      case 'or':
-        node.operands.forEach(visit)
-        break
-      case 'not':
-        visit(node.operand)
-        break
       case 'compare':
         value(node.left)
         value(node.right)
@@ -472,7 +480,6 @@ export function columnsOf(ast: FilterNode): string[] {
         value(node.operand)
     }
   }
-  visit(ast)
   return [...names]
 }
 

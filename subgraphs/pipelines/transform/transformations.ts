@@ -7,7 +7,7 @@
  */
 import type { Column, ColumnType, Row } from '../connectors/connector.js'
 import { CAST_FAILED, castValue, parseBooleanText, parseNumericText, parseTimestampText } from './cast-value.js'
-import { columnsOf, compileFilterWith, parseFilter, type FilterNode, type LiteralNode, type ValueNode } from './filter-expression.js'
+import { columnsOf, compileFilterWith, parseFilter, predicatesOf, type FilterNode, type LiteralNode, type ValueNode } from './filter-expression.js'
 
 /** Renames a column; its type, nullability and position stay. */
 export interface RenameTransformation {
@@ -274,15 +274,8 @@ function filterTypeProblems(ast: FilterNode, columns: Map<string, Slot>): string
       if (mismatch) problems.push(`column ${col.name} is ${type} and ${mismatch}, so the comparison is never true`)
     }
   }
-  const visit = (node: FilterNode): void => {
+  for (const node of predicatesOf(ast)) {
     switch (node.kind) {
-      case 'and':
-      case 'or':
-        node.operands.forEach(visit)
-        break
-      case 'not':
-        visit(node.operand)
-        break
       case 'compare':
         pair(node.left, node.right)
         break
@@ -305,7 +298,6 @@ function filterTypeProblems(ast: FilterNode, columns: Map<string, Slot>): string
         break
     }
   }
-  visit(ast)
   return problems
 }
 
