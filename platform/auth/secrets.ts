@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
+import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
 
 /** A random credential: `prefix` + 43 base64url characters (256 bits). */
 export function generateToken(prefix: string): string {
@@ -43,12 +43,28 @@ export async function verifySecret(secret: string, stored: string): Promise<bool
 export interface SecretBox {
   seal(plaintext: string): string
   open(sealed: string): string
+  /**
+   * HMAC-SHA256 of `message` (base64url) under a key derived from the secret key: for links
+   * and tokens the service hands out and must recognise later (signed download URLs).
+   */
+  sign(message: string): string
+  /** Whether `signature` is `sign(message)`, compared in constant time. */
+  verify(message: string, signature: string): boolean
 }
 
 /** Creates a SecretBox over a 32-byte key. */
 export function createSecretBox(key: Buffer): SecretBox {
   if (key.length !== 32) throw new Error('The secret key must be 32 bytes')
+  // A separate key for signatures, so no value ever serves both encryption and MACs.
+  const macKey = Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), 'tessera signatures v1', 32))
+  const mac = (message: string) => createHmac('sha256', macKey).update(message, 'utf8').digest()
   return {
+    sign: (message) => mac(message).toString('base64url'),
+    verify(message, signature) {
+      const given = Buffer.from(signature, 'base64url')
+      const expected = mac(message)
+      return given.length === expected.length && timingSafeEqual(given, expected)
+    },
     seal(plaintext) {
       const iv = randomBytes(12)
       const cipher = createCipheriv('aes-256-gcm', key, iv)

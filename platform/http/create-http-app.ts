@@ -3,6 +3,7 @@ import Ajv from 'ajv'
 import addFormats from 'ajv-formats'
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
 import { createMetrics, type Metrics } from './metrics.js'
+import type { UpgradeHandler } from './route-upgrades.js'
 
 /** Options of the HTTP app. */
 export interface HttpAppOptions {
@@ -26,6 +27,8 @@ declare module 'fastify' {
     metrics: Metrics
     /** Gives the paths under `prefix` their interface's 404 and URL errors (error body, rate-limit headers). */
     claimPrefix(prefix: string, handlers: PrefixHandlers): void
+    /** WebSocket endpoints of the interfaces, by path; the process routes upgrades to them. */
+    webSocketRoutes: Record<string, UpgradeHandler>
   }
 }
 
@@ -77,6 +80,7 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     metrics.observeHttp(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000)
   })
 
+  app.decorate('webSocketRoutes', {})
   app.decorate('claimPrefix', (prefix: string, handlers: PrefixHandlers) => {
     claims.push({ prefix: prefix.replace(/\/$/, ''), handlers })
     claims.sort((a, b) => b.prefix.length - a.prefix.length)

@@ -61,9 +61,8 @@ export function installRestEdge(scope: FastifyInstance, options: RestEdgeOptions
   scope.removeContentTypeParser('text/plain')
   scope.decorateRequest('principal', null)
   scope.addHook('onRequest', limit)
-  scope.addHook('onRequest', async (request) => {
-    const config = request.routeOptions.config
-    if (config.public) return
+  // Verifies the request's credential: the principal, or a coded 401/429.
+  const authenticate = async (request: FastifyRequest): Promise<Principal> => {
     const credential = readCredential(request.headers)
     const challenge = (error: string, description: string) =>
       options.realm ? { 'www-authenticate': `Bearer realm="${options.realm}", error="${error}", error_description="${description}"` } : undefined
@@ -81,11 +80,16 @@ export function installRestEdge(scope: FastifyInstance, options: RestEdgeOptions
       }
       throw errors.forRole('unauthorized', 'Invalid, expired or revoked credentials', undefined, challenge('invalid_token', 'The access token is invalid'))
     }
-    if (config.scope && !hasScope(principal, config.scope)) {
-      throw errors.forRole('forbidden', `This operation needs the scope ${config.scope}`, { requiredScope: config.scope },
-        challenge('insufficient_scope', `Requires ${config.scope}`))
+    const required = request.routeOptions.config.scope
+    if (required && !hasScope(principal, required)) {
+      throw errors.forRole('forbidden', `This operation needs the scope ${required}`, { requiredScope: required },
+        challenge('insufficient_scope', `Requires ${required}`))
     }
-    request.principal = principal
+    return principal
+  }
+  scope.addHook('onRequest', async (request) => {
+    if (request.routeOptions.config.public) return
+    request.principal = await authenticate(request)
   })
   scope.addHook('preValidation', async (request) => {
     const field = findNul(request.params) ?? findNul(request.query) ?? findNul(request.body)
@@ -106,6 +110,8 @@ export function installRestEdge(scope: FastifyInstance, options: RestEdgeOptions
   })
 
   return {
+    /** Verifies a request's credential; public routes that also take credentials call it themselves. */
+    authenticate,
     /** Answers a path of this interface that no route matches. */
     async notFound(request: FastifyRequest, reply: FastifyReply) {
       try {
