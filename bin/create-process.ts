@@ -152,6 +152,7 @@ export async function createTesseraProcess(options: ProcessOptions) {
     let gateway: Gateway | undefined
     if (mode.kind === 'service') {
       await serveSubgraph(app, services[mode.service]!.subgraph)
+      routeUpgrades(app.server, app.webSocketRoutes)
     } else {
       const endpoints: Record<string, SubgraphEndpoint> = {}
       if (mode.kind === 'all') {
@@ -171,7 +172,10 @@ export async function createTesseraProcess(options: ProcessOptions) {
       })
       const gw = gateway
       await gw.register(app)
-      routeUpgrades(app.server, { '/graphql': (req, socket, head) => gw.handleUpgrade(req, socket, head, (ws) => gw.wss.emit('connection', ws, req)) })
+      routeUpgrades(app.server, {
+        ...app.webSocketRoutes,
+        '/graphql': (req, socket, head) => gw.handleUpgrade(req, socket, head, (ws) => gw.wss.emit('connection', ws, req)),
+      })
       cleanups.push(() => gw.stop())
     }
 

@@ -6,6 +6,8 @@ import { devicesRestAdapter } from '../rest-adapters/devices/index.js'
 import { devicesModule } from '../subgraphs/devices/index.js'
 import { pipelinesRestAdapter } from '../rest-adapters/pipelines/index.js'
 import { pipelinesModule } from '../subgraphs/pipelines/index.js'
+import { visualizationRestAdapter } from '../rest-adapters/visualization/index.js'
+import { visualizationModule } from '../subgraphs/visualization/index.js'
 
 /** What a REST adapter is given. */
 export interface RestAdapterOptions<Domain> {
@@ -26,6 +28,7 @@ const entry = <Domain>(module: ServiceModule<Domain>, rest: FastifyPluginAsync<R
 /** Every service Tessera runs, by name. */
 export const SERVICES: Record<string, ServiceEntry> = {
   devices: entry(devicesModule, devicesRestAdapter),
+  visualization: entry(visualizationModule, visualizationRestAdapter),
   pipelines: entry(pipelinesModule, pipelinesRestAdapter),
 }
 

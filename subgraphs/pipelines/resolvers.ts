@@ -62,6 +62,7 @@ export function createPipelinesResolvers(service: PipelinesService): Resolvers {
     RunOutput: {
       __resolveReference: (ref, ctx) => service.getRunOutput(ctx.actor, ref.runId as string),
       preview: (o, { limit }, ctx) => service.previewOutput(ctx.actor, o.runId, limit ?? undefined),
+      rows: async (o, _, ctx) => (await service.previewOutput(ctx.actor, o.runId, 1000)).rows,
     },
   }
 }

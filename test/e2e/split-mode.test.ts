@@ -1,4 +1,5 @@
 import pg from 'pg'
+import WebSocket from 'ws'
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest'
 import { collect, wsClient } from '../support/graphql-ws-client.js'
 import { spawnTessera, type SpawnedTessera } from '../support/spawn-tessera.js'
@@ -16,6 +17,8 @@ describe('split mode: services and gateway as separate processes on PostgreSQL',
   let replicaA: SpawnedTessera
   let replicaB: SpawnedTessera
   let gateway: SpawnedTessera
+  let vizA: SpawnedTessera
+  let vizB: SpawnedTessera
   const env = () => testEnv({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', TESSERA_RATE_LIMIT_MAX: '10000' })
 
   beforeAll(async () => {
@@ -27,10 +30,15 @@ describe('split mode: services and gateway as separate processes on PostgreSQL',
     databaseUrl = `${inject('postgresBase')}tessera_split`
     replicaA = await spawnTessera(['start', '--service', 'devices'], { ...env(), PORT: '0' })
     replicaB = await spawnTessera(['start', '--service', 'devices'], { ...env(), PORT: '0' })
-    gateway = await spawnTessera(['start', '--gateway', '--subgraph', `devices=${replicaA.url}/graphql`], { ...env(), PORT: '0' })
+    vizA = await spawnTessera(['start', '--service', 'visualization'], { ...env(), PORT: '0' })
+    vizB = await spawnTessera(['start', '--service', 'visualization'], { ...env(), PORT: '0' })
+    gateway = await spawnTessera(
+      ['start', '--gateway', '--subgraph', `devices=${replicaA.url}/graphql`, '--subgraph', `visualization=${vizA.url}/graphql`],
+      { ...env(), PORT: '0' },
+    )
   })
   afterAll(async () => {
-    await Promise.all([gateway?.stop(), replicaA?.stop(), replicaB?.stop()])
+    await Promise.all([gateway?.stop(), replicaA?.stop(), replicaB?.stop(), vizA?.stop(), vizB?.stop()])
   })
 
   it('serves REST on the service and GraphQL through the gateway over HTTP', async () => {
@@ -70,6 +78,74 @@ describe('split mode: services and gateway as separate processes on PostgreSQL',
     } finally {
       await client.dispose()
     }
+  })
+
+  describe('visualization replicas', () => {
+    const rest = async (url: string, method: string, body?: unknown) => {
+      const res = await fetch(url, { method, headers: { 'content-type': 'application/json', ...auth }, ...(body ? { body: JSON.stringify(body) } : {}) })
+      return { status: res.status, body: (await res.json()) as Record<string, any> }
+    }
+    const newChart = async () => {
+      const created = await rest(`${vizA.url}/v1/visualization/charts/render`, 'POST', { chart_type: 'line', data: [{ label: 'a', value: 1 }, { label: 'b', value: 2 }] })
+      expect(created.status).toBe(201)
+      return created.body.chart_id as string
+    }
+
+    it('streams a point pushed on one replica to a stream client of another', async () => {
+      const chartId = await newChart()
+      const socket = new WebSocket(`${vizA.url.replace(/^http/, 'ws')}/v1/visualization/stream`)
+      try {
+        const seen = new Promise<Record<string, any>>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error('no update carrying the pushed point within 10 s')), 10_000)
+          socket.on('message', (raw) => {
+            const message = JSON.parse(String(raw)) as Record<string, any>
+            if (message.type === 'authenticated') socket.send(JSON.stringify({ type: 'subscribe', chart_id: chartId, interval: 100 }))
+            if (message.type === 'data_update' && message.data.some((d: { label: string }) => d.label === 'from-b')) {
+              clearTimeout(timer)
+              resolve(message)
+            }
+          })
+          socket.on('open', () => socket.send(JSON.stringify({ type: 'auth', token: TEST_CREDENTIALS.apiKey })))
+        })
+        await new Promise((r) => setTimeout(r, 500))
+        expect((await rest(`${vizB.url}/v1/visualization/charts/${chartId}/data`, 'POST', { data: [{ label: 'from-b', value: 3 }] })).status).toBe(200)
+        const update = await seen
+        expect(update).toMatchObject({ chart_id: chartId, version: 2 })
+        expect(update.data).toHaveLength(3)
+      } finally {
+        socket.close()
+      }
+    })
+
+    it('forwards chartDataUpdated through the gateway and sees a change made on another replica', async () => {
+      const chartId = await newChart()
+      const client = wsClient(`${gateway.url}/graphql`, auth)
+      try {
+        const sub = collect(client, { query: `subscription { chartDataUpdated(chartId: "${chartId}", intervalMs: 100) { chartId version data } }` }, 40, 15_000)
+        await sub.ready
+        await new Promise((r) => setTimeout(r, 300))
+        expect((await rest(`${vizB.url}/v1/visualization/charts/${chartId}`, 'PUT', { data: [{ label: 'x', value: 9 }] })).status).toBe(200)
+        const results = await sub.results
+        const versions = results.map((r) => (r.data?.chartDataUpdated as { version: number } | undefined)?.version)
+        expect(versions[0]).toBe(1)
+        const changed = results.find((r) => (r.data?.chartDataUpdated as { version: number }).version === 2)
+        expect(changed?.data?.chartDataUpdated).toEqual({ chartId, version: 2, data: [{ label: 'x', value: 9 }] })
+      } finally {
+        await client.dispose()
+      }
+    })
+
+    it('serves an export made on one replica from the other', async () => {
+      const chartId = await newChart()
+      const exported = await rest(`${vizA.url}/v1/visualization/charts/${chartId}/export`, 'POST', { format: 'svg' })
+      expect(exported.status).toBe(201)
+      const link = new URL(exported.body.download_url as string)
+      const res = await fetch(`${vizB.url}${link.pathname}${link.search}`)
+      expect(res.status).toBe(200)
+      const bytes = Buffer.from(await res.arrayBuffer())
+      expect(bytes.length).toBe(exported.body.file_size)
+      expect(bytes.toString('utf8')).toMatch(/^<svg /)
+    })
   })
 
   it('shares rate-limit counters between replicas', async () => {

@@ -200,6 +200,8 @@ export type RunOutput = {
   /** The first rows the destination now holds (at most 1000). */
   preview: OutputPreview;
   recordsWritten: Scalars['Int']['output'];
+  /** The first 1000 rows the destination now holds: what charts of the run draw. */
+  rows: Array<Scalars['JSON']['output']>;
   runId: Scalars['ID']['output'];
 };
 
@@ -505,6 +507,7 @@ export type RunOutputResolvers<ContextType = Context, ParentType extends Resolve
   pipelineId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   preview?: Resolver<ResolversTypes['OutputPreview'], ParentType, ContextType, RequireFields<RunOutputPreviewArgs, 'limit'>>;
   recordsWritten?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  rows?: Resolver<Array<ResolversTypes['JSON']>, ParentType, ContextType>;
   runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
 }>;
 

@@ -128,7 +128,8 @@ export function validateRenderInput(input: unknown): { ok: true; value: RenderIn
   return { ok: true, value: { chartType, data, config, width, height } as RenderInput }
 }
 
-type Item = LabelledValue | ScatterPoint | HistogramValue | HeatmapCell
+/** A validated data item of any chart type. */
+export type Item = LabelledValue | ScatterPoint | HistogramValue | HeatmapCell
 
 /** Collects item issues up to the cap; {@link validateData} notes once on `data` that more exist. */
 class ItemIssues {
@@ -248,8 +249,12 @@ function validateItem(
   }
 }
 
-/** The key that must be unique among items of types where a repeat would draw over itself. */
-function uniquenessKey(chartType: ChartTypeId, item: Item): string | undefined {
+/**
+ * The key that must be unique among items of types where a repeat would draw over itself: a
+ * bar's, slice's or time point's label, a heatmap cell's (x, y); none for scatter and
+ * histogram items. Live data pushes update the item with the same key in place.
+ */
+export function uniquenessKey(chartType: ChartTypeId, item: Item): string | undefined {
   switch (chartType) {
     case 'bar':
     case 'line':

@@ -1,0 +1,90 @@
+import { createHash } from 'node:crypto'
+import { isTesseraError } from '../../platform/errors.js'
+import { DateTimeScalar, JSONScalar } from '../../platform/graphql/scalars.js'
+import { visualizationErrors as errors } from './errors.js'
+import type { ChartConfigInput, ChartFormat, Resolvers } from './generated/graphql.js'
+import type { ChartTick } from './chart-stream.js'
+import { chartPaths, embedCode } from './chart-links.js'
+import { rowsToChartData } from './rows-to-chart-data.js'
+import type { VisualizationService } from './visualization-service.js'
+
+const lower = (value: string) => value.toLowerCase()
+
+// GraphQL input objects leave out what the client left out, so `config` keeps its REST meaning.
+const configBody = (config: ChartConfigInput | null | undefined) => (config ? { ...config } : undefined)
+const defined = (entries: Record<string, unknown>) => Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined))
+
+/**
+ * GraphQL resolvers of the visualization subgraph: translate arguments into the REST bodies'
+ * shapes (so both faces validate through the same code), call the domain, shape the result.
+ * `origin` makes links absolute (TESSERA_PUBLIC_URL); empty leaves them relative.
+ */
+export function createVisualizationResolvers(service: VisualizationService, origin: string): Resolvers {
+  return {
+    DateTime: DateTimeScalar,
+    JSON: JSONScalar,
+    Query: {
+      chartTypes: (_, args, ctx) => service.listChartTypes(ctx.actor, defined({ category: args.category ?? undefined, limit: args.limit, offset: args.offset })),
+      chart: (_, { id }, ctx) => service.getChart(ctx.actor, id).catch((error: unknown) => {
+        // An unknown chart is null here, as GraphQL clients expect of a lookup.
+        if (isTesseraError(error) && error.code === 'NOT_FOUND') return null
+        throw error
+      }),
+      charts: (_, args, ctx) => service.listCharts(ctx.actor, { limit: args.limit, offset: args.offset }),
+      validateData: (_, args, ctx) => service.validateData(ctx.actor, defined({ data: args.data, expected_schema: args.expectedSchema ?? undefined })),
+      transformData: (_, args, ctx) => service.transformData(ctx.actor, { data: args.data, transformations: args.transformations }),
+      recommendCharts: (_, args, ctx) =>
+        service.recommend(ctx.actor, defined({ data: args.data, intent: lower(args.intent), preferences: args.preferences ? defined({ ...args.preferences }) : undefined }))
+          .recommendations,
+    },
+    Mutation: {
+      renderChart: (_, { input }, ctx) =>
+        service.renderChart(ctx.actor, defined({ chart_type: input.chartType, data: input.data, config: configBody(input.config), width: input.width, height: input.height })),
+      updateChart: (_, { id, input }, ctx) =>
+        service.updateChart(ctx.actor, id, defined({ chart_type: input.chartType ?? undefined, data: input.data ?? undefined, config: configBody(input.config), width: input.width ?? undefined, height: input.height ?? undefined })),
+      deleteChart: async (_, { id }, ctx) => {
+        const { id: chartId } = await service.deleteChart(ctx.actor, id)
+        return { chartId, message: `Chart ${chartId} deleted` }
+      },
+      pushChartData: (_, { id, input }, ctx) =>
+        service.pushData(ctx.actor, id, defined({ data: input.data, mode: input.replace ? 'replace' : 'append', window: input.window ?? undefined })),
+      exportChart: (_, { id, input }, ctx) =>
+        service.exportChart(ctx.actor, id, defined({ format: lower(input.format), quality: input.quality ?? undefined, width: input.width ?? undefined, height: input.height ?? undefined })),
+    },
+    Subscription: {
+      chartDataUpdated: {
+        subscribe: (_, { chartId, intervalMs }, ctx) => service.chartTicks(ctx.actor, chartId, intervalMs),
+        resolve: (tick: ChartTick) => tick,
+      },
+    },
+    Chart: {
+      __resolveReference: (ref, ctx) => service.getChart(ctx.actor, ref.id as string),
+      renderUrl: (c) => `${origin}${chartPaths(c.id, c.embedToken).image('svg')}`,
+      embedCode: (c) => embedCode(origin, c.id, c.embedToken, { width: c.width, height: c.height, ...(c.config.title ? { title: c.config.title } : {}) }),
+    },
+    ChartExport: {
+      format: (e) => e.format.toUpperCase() as ChartFormat,
+      downloadUrl: (e) => `${origin}${e.downloadPath}`,
+    },
+    ValidationStatistics: {
+      totalRows: (s) => s.total_rows,
+      nullCount: (s) => s.null_count,
+      dataTypes: (s) => s.data_types,
+    },
+    DataTransformResult: {
+      rowCount: (r) => r.row_count,
+    },
+    ChartRecommendation: {
+      chartType: (r) => r.chart_type,
+    },
+    RunOutput: {
+      chart: async (output, { input }, ctx) => {
+        const mapped = rowsToChartData(output.rows ?? [], input)
+        if (!mapped.ok) throw errors.invalid(mapped.issues.map((i) => ({ field: `input.${i.field}`, message: i.message })))
+        const body = defined({ chart_type: input.chartType, data: mapped.data, config: configBody(input.config), width: input.width, height: input.height })
+        const key = createHash('sha256').update(JSON.stringify({ input, rows: output.rows })).digest('base64url')
+        return service.chartFromSource(ctx.actor, `run:${output.runId}:${key}`, body)
+      },
+    },
+  }
+}

@@ -1,0 +1,575 @@
+import { randomUUID } from 'node:crypto'
+import type { SecretBox } from '../../platform/auth/secrets.js'
+import { hasScope, type Principal } from '../../platform/auth/scopes.js'
+import type { ValidationIssue } from '../../platform/errors.js'
+import { outboxRow, type EventBus } from '../../platform/events/event-bus.js'
+import type { JobRunner } from '../../platform/jobs/job-runner.js'
+import { recommendCharts } from './analysis/recommend-charts.js'
+import { transformData } from './analysis/transform-data.js'
+import { validateData } from './analysis/validate-data.js'
+import { createChartLinks, exportPath } from './chart-links.js'
+import {
+  CHART_EVENTS,
+  createChartStream,
+  DEFAULT_INTERVAL_MS,
+  MAX_INTERVAL_MS,
+  MIN_INTERVAL_MS,
+  type ChartChangedPayload,
+  type ChartTick,
+  type StreamListener,
+} from './chart-stream.js'
+import { visualizationErrors as errors } from './errors.js'
+import { Prisma, type PrismaClient } from './generated/prisma/client.js'
+import { mergeDataPoints, parseDataPush } from './live-data.js'
+import { listChartTypes } from './render/chart-catalog.js'
+import { MAX_SIZE, MIN_SIZE, validateRenderInput, type ChartConfig, type RenderInput } from './render/chart-input.js'
+import { CHART_FORMATS, DEFAULT_PNG_QUALITY, renderChart, svgToPngAsync, type ChartFormat, type RenderedChart } from './render/render-chart.js'
+import { buildSpec } from './render/vega-lite-spec.js'
+import type { VisualizationConfig } from './visualization-config.js'
+
+const SCHEMA = 'visualization'
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+export const PRUNE_EXPORTS_QUEUE = 'visualization.prune-exports'
+/** Default and largest page of `GET /charts` and of the chart listing. */
+export const PAGE = { default: 50, max: 100 }
+/** Attempts at a change before giving up when other writers keep changing the chart meanwhile. */
+const MAX_ATTEMPTS = 5
+
+/** A stored chart. */
+export interface ChartRecord {
+  id: string
+  chartType: RenderInput['chartType']
+  data: Record<string, unknown>[]
+  config: ChartConfig
+  width: number
+  height: number
+  dataPoints: number
+  /** Grows by one with every change of data or configuration. */
+  version: number
+  /** Time the latest full render took (render, update). */
+  renderTimeMs: number
+  renderedAt: Date
+  createdAt: Date
+  updatedAt: Date
+  /** Read access to this one chart (image, embed page, stream); see chart-links.ts. */
+  embedToken: string
+}
+
+/** An export file and where to download it. */
+export interface ExportRecord {
+  id: string
+  chartId: string
+  format: ChartFormat
+  fileSize: number
+  width: number
+  height: number
+  expiresAt: Date
+  /** Signed download path, relative to the service's origin. */
+  downloadPath: string
+}
+
+/** A downloadable file. */
+export interface ChartFile {
+  bytes: Buffer
+  contentType: string
+  filename: string
+}
+
+/** Who reads a chart: a credential's principal, or a page holding a chart's embed token. */
+export type Viewer = Principal | { method: 'embed'; id: string; chartId: string }
+
+/** What the visualization service needs from the platform. */
+export interface VisualizationServiceDeps {
+  prisma: PrismaClient
+  events: EventBus
+  secrets: SecretBox
+  config: VisualizationConfig
+  now?: () => Date
+  onError?: (error: unknown) => void
+}
+
+/** A chart row without its SVG, which only the image needs (and which may be 200 KB). */
+type ChartRow = Omit<Prisma.ChartGetPayload<object>, 'svg'>
+const WITHOUT_SVG = { svg: true } as const
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/**
+ * The visualization domain: chart types, rendered charts kept with their data, live data
+ * pushes, exports behind signed expiring links, data validation, transforms and chart
+ * recommendation, and the live stream of chart data. REST handlers and GraphQL resolvers
+ * only translate.
+ */
+export function createVisualizationService(deps: VisualizationServiceDeps) {
+  const { prisma, events } = deps
+  const now = deps.now ?? (() => new Date())
+  const links = createChartLinks(deps.secrets)
+  const stream = createChartStream({
+    events,
+    schema: SCHEMA,
+    onError: deps.onError,
+    async load(chartId) {
+      const row = UUID.test(chartId) ? await prisma.chart.findUnique({ where: { id: chartId }, select: { id: true, version: true, data: true } }) : null
+      return row ? { chartId: row.id, version: row.version, data: row.data as unknown[] } : null
+    },
+  })
+
+  const authorize = (actor: Viewer | null, action: 'read' | 'write'): Principal => {
+    if (!actor) throw errors.forRole('unauthorized')
+    if (actor.method === 'embed' || !hasScope(actor, `visualization:${action}`)) {
+      throw errors.forRole('forbidden', `This operation needs the scope visualization:${action}`, { requiredScope: `visualization:${action}` })
+    }
+    return actor
+  }
+  // An embed token reads its own chart only; a credential needs the read scope.
+  const authorizeChartRead = (viewer: Viewer | null, chartId: string) => {
+    if (viewer?.method === 'embed') {
+      if (viewer.chartId !== chartId) throw errors.forRole('forbidden', 'This embed token is for another chart', { field: 'chart_id', reason: 'not the chart of the embed token' })
+      return
+    }
+    authorize(viewer, 'read')
+  }
+  const notFound = (id: string) => errors.create('NOT_FOUND', `Chart ${id} not found`, { field: 'chart_id', reason: 'not found' })
+  const invalid = (issues: ValidationIssue[]) => errors.invalid(issues)
+
+  async function loadRow(id: string): Promise<ChartRow> {
+    const row = UUID.test(id) ? await prisma.chart.findUnique({ where: { id }, omit: WITHOUT_SVG }) : null
+    if (!row) throw notFound(id)
+    return row
+  }
+
+  const toRecord = (row: ChartRow): ChartRecord => ({
+    id: row.id,
+    chartType: row.chartType as ChartRecord['chartType'],
+    data: row.data as Record<string, unknown>[],
+    config: row.config as unknown as ChartConfig,
+    width: row.width,
+    height: row.height,
+    dataPoints: row.dataPoints,
+    version: row.version,
+    renderTimeMs: row.renderTimeMs,
+    renderedAt: row.renderedAt,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    embedToken: links.embedToken(row.id),
+  })
+
+  // A stored chart is valid by construction; validating it again normalises its types.
+  const inputOf = (row: ChartRow, size?: { width: number; height: number }): RenderInput => {
+    const checked = validateRenderInput({ chart_type: row.chartType, data: row.data, config: row.config, width: size?.width ?? row.width, height: size?.height ?? row.height })
+    if (!checked.ok) throw new Error(`Stored chart ${row.id} no longer validates: ${checked.issues.map((i) => `${i.field} ${i.message}`).join('; ')}`)
+    return checked.value
+  }
+
+  const validated = (body: unknown): RenderInput => {
+    const checked = validateRenderInput(body)
+    if (!checked.ok) throw invalid(checked.issues)
+    return checked.value
+  }
+
+  const changedEvent = (id: string, version: number, data: unknown[]) =>
+    outboxRow(CHART_EVENTS.changed, id, { chartId: id, version, data } satisfies ChartChangedPayload)
+
+  /**
+   * Writes a new version of a chart if nobody wrote one since `row` was read (optimistic: the
+   * render happens outside any transaction, which on the embedded database would block every
+   * other query for its duration). Returns null when another writer came first.
+   */
+  async function writeVersion(row: ChartRow, change: Omit<Prisma.ChartUpdateManyMutationInput, 'version' | 'data'> & { data?: Record<string, unknown>[] }): Promise<ChartRow | null> {
+    const version = row.version + 1
+    const updatedAt = now()
+    const data = change.data ?? (row.data as Record<string, unknown>[])
+    const written = await prisma.$transaction(async (tx) => {
+      const { count } = await tx.chart.updateMany({
+        where: { id: row.id, version: row.version },
+        data: { ...change, data: data as unknown as Prisma.InputJsonValue, version, updatedAt },
+      })
+      if (count === 0) return false
+      await tx.outboxEvent.create({ data: changedEvent(row.id, version, data) })
+      return true
+    })
+    // The row as written, without reading it back: every changed column is in `change`.
+    return written ? ({ ...row, ...(change as Partial<ChartRow>), data: data as Prisma.JsonValue, version, updatedAt }) : null
+  }
+
+  async function retrying(id: string, attempt: (row: ChartRow) => Promise<ChartRow | null>): Promise<ChartRecord> {
+    for (let i = 0; i < MAX_ATTEMPTS; i++) {
+      const written = await attempt(await loadRow(id))
+      if (written) return toRecord(written)
+    }
+    throw errors.create('SERVICE_UNAVAILABLE', `Chart ${id} is being changed by other requests; try again`, { field: 'chart_id', reason: 'concurrent changes' })
+  }
+
+  function parsePage(page: { limit?: number; offset?: number }) {
+    const issues: ValidationIssue[] = []
+    const limit = page.limit ?? PAGE.default
+    const offset = page.offset ?? 0
+    if (!Number.isInteger(limit) || limit < 1 || limit > PAGE.max) issues.push({ field: 'limit', message: `must be an integer from 1 to ${PAGE.max}` })
+    if (!Number.isInteger(offset) || offset < 0) issues.push({ field: 'offset', message: 'must be an integer of 0 or more' })
+    if (issues.length) throw invalid(issues)
+    return { limit, offset }
+  }
+
+  function parseInterval(value: unknown): number {
+    if (value === undefined || value === null) return DEFAULT_INTERVAL_MS
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < MIN_INTERVAL_MS || value > MAX_INTERVAL_MS) {
+      throw invalid([{ field: 'interval', message: `must be an integer number of milliseconds from ${MIN_INTERVAL_MS} to ${MAX_INTERVAL_MS}` }])
+    }
+    return value
+  }
+
+  // The columns a full render sets (data is typed per use: Prisma JSON, or items for the event).
+  const renderedColumns = (input: RenderInput, rendered: RenderedChart) => ({
+    chartType: input.chartType,
+    config: input.config as unknown as Prisma.InputJsonValue,
+    width: input.width,
+    height: input.height,
+    dataPoints: rendered.dataPoints,
+    svg: rendered.text ?? null,
+    renderTimeMs: rendered.renderTimeMs,
+  })
+
+  async function createChart(actor: Principal, input: RenderInput, sourceKey?: string): Promise<ChartRecord> {
+    const rendered = await renderChart(input, 'svg')
+    const at = now()
+    const row = await prisma.chart.create({
+      data: {
+        id: randomUUID(),
+        ...renderedColumns(input, rendered),
+        data: input.data as unknown as Prisma.InputJsonValue,
+        renderedAt: at,
+        createdAt: at,
+        updatedAt: at,
+        createdBy: actor.id,
+        ...(sourceKey ? { sourceKey } : {}),
+      },
+    })
+    return toRecord(row)
+  }
+
+  const service = {
+    /** The configured public base URL, if any (see VisualizationConfig). */
+    publicUrl: deps.config.publicUrl,
+
+    /** The stream's counters (for metrics and benchmarks). */
+    streamStats: () => stream.stats(),
+
+    /** `GET /charts`: a page of the chart types, optionally of one category. */
+    listChartTypes(actor: Principal | null, query: { category?: string; limit?: number; offset?: number }) {
+      authorize(actor, 'read')
+      const { limit, offset } = parsePage(query)
+      const category = query.category === '' ? undefined : query.category
+      return { ...listChartTypes({ ...(category !== undefined ? { category } : {}), limit, offset }), limit, offset }
+    },
+
+    /** `POST /charts/render`: validates, renders the SVG and keeps the chart. */
+    async renderChart(actor: Principal | null, body: unknown): Promise<ChartRecord> {
+      const principal = authorize(actor, 'write')
+      return createChart(principal, validated(body))
+    },
+
+    /**
+     * The chart of data another service holds (a pipeline run's output), drawn once per
+     * `sourceKey`: asking again with the same key and options returns the same chart.
+     */
+    async chartFromSource(actor: Principal | null, sourceKey: string, body: unknown): Promise<ChartRecord> {
+      const principal = authorize(actor, 'read')
+      const existing = await prisma.chart.findUnique({ where: { sourceKey } })
+      if (existing) return toRecord(existing)
+      try {
+        return await createChart(principal, validated(body), sourceKey)
+      } catch (error) {
+        // Two requests drew it at once; the first one's chart is the chart.
+        if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
+          return toRecord(await prisma.chart.findUniqueOrThrow({ where: { sourceKey } }))
+        }
+        throw error
+      }
+    },
+
+    async getChart(viewer: Viewer | null, id: string): Promise<ChartRecord> {
+      authorizeChartRead(viewer, id)
+      return toRecord(await loadRow(id))
+    },
+
+    /** Charts rendered so far, newest first. */
+    async listCharts(actor: Principal | null, page: { limit?: number; offset?: number }) {
+      authorize(actor, 'read')
+      const { limit, offset } = parsePage(page)
+      const [rows, total] = await Promise.all([
+        prisma.chart.findMany({ orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], take: limit, skip: offset }),
+        prisma.chart.count(),
+      ])
+      return { items: rows.map(toRecord), total, limit, offset }
+    },
+
+    /**
+     * `PUT /charts/{chart_id}`: changes only the fields given (`chart_type`, `data`, `config`,
+     * `width`, `height`); `config` keys merge into the chart's, a `null` key returns to its
+     * default. The result must still be a valid chart; it is rendered again, and subscribers
+     * see the new data.
+     */
+    async updateChart(actor: Principal | null, id: string, patch: unknown): Promise<ChartRecord> {
+      authorize(actor, 'write')
+      if (!isRecord(patch)) throw invalid([{ field: 'body', message: 'must be an object with the fields to change' }])
+      const fields = ['chart_type', 'data', 'config', 'width', 'height']
+      const issues: ValidationIssue[] = Object.keys(patch)
+        .filter((k) => !fields.includes(k))
+        .map((k) => ({ field: k, message: `cannot be changed; a chart has ${fields.join(', ')}` }))
+      if (Object.keys(patch).length === 0) issues.push({ field: 'body', message: `names nothing to change; give any of ${fields.join(', ')}` })
+      if (patch.config !== undefined && !isRecord(patch.config)) issues.push({ field: 'config', message: 'must be an object' })
+      if (issues.length) throw invalid(issues)
+      return retrying(id, async (row) => {
+        const config: Record<string, unknown> = { ...(row.config as Record<string, unknown>) }
+        for (const [key, value] of Object.entries((patch.config as Record<string, unknown> | undefined) ?? {})) {
+          if (value === null) delete config[key]
+          else config[key] = value
+        }
+        const input = validated({
+          chart_type: patch.chart_type ?? row.chartType,
+          data: patch.data ?? row.data,
+          config,
+          width: patch.width ?? row.width,
+          height: patch.height ?? row.height,
+        })
+        const rendered = await renderChart(input, 'svg')
+        return writeVersion(row, { ...renderedColumns(input, rendered), data: input.data as unknown as Record<string, unknown>[], renderedAt: now() })
+      })
+    },
+
+    /**
+     * `POST /charts/{chart_id}/data`: new points for a live chart (see live-data.ts). The image
+     * is drawn again when next viewed; stream subscribers get the points at their next tick.
+     */
+    async pushData(actor: Principal | null, id: string, body: unknown): Promise<ChartRecord> {
+      authorize(actor, 'write')
+      const parsed = parseDataPush(body)
+      if (!parsed.ok) throw invalid(parsed.issues)
+      const { push } = parsed
+      return retrying(id, async (row) => {
+        const base = { chart_type: row.chartType, config: row.config, width: row.width, height: row.height }
+        const incoming = validated({ ...base, data: push.data })
+        const merged = mergeDataPoints(incoming.chartType, row.data as Record<string, unknown>[], incoming.data as unknown as Record<string, unknown>[], push)
+        const checked = validateRenderInput({ ...base, data: merged })
+        if (!checked.ok) throw invalid(checked.issues.map((issue) => ({ field: 'data', message: `after this push the chart's data ${issue.message}` })))
+        return writeVersion(row, { data: checked.value.data as unknown as Record<string, unknown>[], dataPoints: merged.length, svg: null })
+      })
+    },
+
+    /** `DELETE /charts/{chart_id}`: the chart and its exports; subscribers are told. */
+    async deleteChart(actor: Principal | null, id: string): Promise<{ id: string }> {
+      authorize(actor, 'write')
+      if (!UUID.test(id)) throw notFound(id)
+      const deleted = await prisma.$transaction(async (tx) => {
+        const { count } = await tx.chart.deleteMany({ where: { id } })
+        if (count > 0) await tx.outboxEvent.create({ data: outboxRow(CHART_EVENTS.deleted, id, { chartId: id }) })
+        return count > 0
+      })
+      if (!deleted) throw notFound(id)
+      return { id }
+    },
+
+    /**
+     * The chart drawn as SVG or PNG (the `render_url`). The SVG of the current version is
+     * kept; after a data push it is drawn again on first view and kept for the next.
+     */
+    async chartImage(viewer: Viewer | null, id: string, format: 'svg' | 'png'): Promise<ChartFile> {
+      authorizeChartRead(viewer, id)
+      const row = UUID.test(id) ? await prisma.chart.findUnique({ where: { id } }) : null
+      if (!row) throw notFound(id)
+      let svg = row.svg
+      if (svg === null) {
+        svg = (await renderChart(inputOf(row), 'svg')).text as string
+        await prisma.chart.updateMany({ where: { id, version: row.version }, data: { svg } })
+      }
+      const bytes = format === 'svg' ? Buffer.from(svg, 'utf8') : await svgToPngAsync(svg, { width: row.width, height: row.height, quality: DEFAULT_PNG_QUALITY })
+      return { bytes, contentType: format === 'svg' ? 'image/svg+xml' : 'image/png', filename: `chart-${id}.${format}` }
+    },
+
+    /** The chart's Vega-Lite spec, data included, as the embed page draws it. */
+    async chartSpec(viewer: Viewer | null, id: string) {
+      authorizeChartRead(viewer, id)
+      const row = await loadRow(id)
+      return { version: row.version, spec: buildSpec(inputOf(row)) }
+    },
+
+    /**
+     * `POST /charts/{chart_id}/export`: `format` (required: png, svg, pdf, json), `quality`
+     * 0–100 (png pixel density; ignored by the other formats), `width` and `height` (default
+     * the chart's). The file is kept until its link expires.
+     */
+    async exportChart(actor: Principal | null, id: string, body: unknown): Promise<ExportRecord> {
+      authorize(actor, 'read')
+      if (!isRecord(body)) throw invalid([{ field: 'body', message: 'must be an object with format' }])
+      const issues: ValidationIssue[] = []
+      const { format, quality, width, height } = body
+      if (typeof format !== 'string' || !(CHART_FORMATS as readonly string[]).includes(format)) {
+        issues.push({ field: 'format', message: `${format === undefined ? 'is required' : 'is not supported'}: one of ${CHART_FORMATS.join(', ')}` })
+      }
+      if (quality !== undefined && (typeof quality !== 'number' || !Number.isFinite(quality) || quality < 0 || quality > 100)) {
+        issues.push({ field: 'quality', message: 'must be a number from 0 to 100' })
+      }
+      for (const [field, value] of [['width', width], ['height', height]] as const) {
+        if (value !== undefined && (typeof value !== 'number' || !Number.isInteger(value) || value < MIN_SIZE || value > MAX_SIZE)) {
+          issues.push({ field, message: `must be an integer number of pixels from ${MIN_SIZE} to ${MAX_SIZE}` })
+        }
+      }
+      for (const key of Object.keys(body)) if (!['format', 'quality', 'width', 'height'].includes(key)) issues.push({ field: key, message: 'is not an export option; use format, quality, width, height' })
+      if (issues.length) throw invalid(issues)
+      const row = await loadRow(id)
+      const input = inputOf(row, { width: (width as number | undefined) ?? row.width, height: (height as number | undefined) ?? row.height })
+      const rendered = await renderChart(input, format as ChartFormat, { quality: (quality as number | undefined) ?? DEFAULT_PNG_QUALITY })
+      const expires = Math.floor(now().getTime() / 1000) + deps.config.exportTtlSeconds
+      const exportId = randomUUID()
+      await prisma.chartExport.create({
+        data: {
+          id: exportId,
+          chartId: id,
+          format: rendered.format,
+          contentType: rendered.contentType,
+          bytes: new Uint8Array(rendered.bytes),
+          fileSize: rendered.bytes.length,
+          width: rendered.width,
+          height: rendered.height,
+          createdAt: now(),
+          expiresAt: new Date(expires * 1000),
+        },
+      })
+      return {
+        id: exportId,
+        chartId: id,
+        format: rendered.format,
+        fileSize: rendered.bytes.length,
+        width: rendered.width,
+        height: rendered.height,
+        expiresAt: new Date(expires * 1000),
+        downloadPath: exportPath(exportId, expires, links.exportSignature(exportId, expires)),
+      }
+    },
+
+    /** A download link's file: refused when the link was changed or forged, or has expired. */
+    async openExport(exportId: string, expires: string | undefined, signature: string | undefined): Promise<ChartFile> {
+      const check = links.checkExportLink(exportId, expires, signature, now())
+      if (!check.ok) {
+        throw check.reason === 'expired'
+          ? errors.create('LINK_EXPIRED', `This download link expired at ${new Date(Number(expires) * 1000).toISOString()}; export the chart again`, { field: 'expires', reason: 'expired' })
+          : errors.create('LINK_INVALID', undefined, { field: 'signature', reason: 'does not match the link' })
+      }
+      const row = UUID.test(exportId) ? await prisma.chartExport.findUnique({ where: { id: exportId } }) : null
+      if (!row) throw errors.create('NOT_FOUND', `Export ${exportId} not found; its chart may have been deleted`, { field: 'export_id', reason: 'not found' })
+      return { bytes: Buffer.from(row.bytes), contentType: row.contentType, filename: `chart-${row.chartId}.${row.format}` }
+    },
+
+    /** `POST /data/validate`. */
+    validateData(actor: Principal | null, body: unknown) {
+      authorize(actor, 'read')
+      const outcome = validateData(body)
+      if (!outcome.ok) throw invalid(outcome.issues)
+      return outcome.report
+    },
+
+    /** `POST /data/transform`. */
+    transformData(actor: Principal | null, body: unknown) {
+      authorize(actor, 'read')
+      const outcome = transformData(body)
+      if (!outcome.ok) throw invalid(outcome.issues)
+      return outcome.result
+    },
+
+    /** `POST /analytics/recommend`. */
+    recommend(actor: Principal | null, body: unknown) {
+      authorize(actor, 'read')
+      const outcome = recommendCharts(body)
+      if (!outcome.ok) throw invalid(outcome.issues)
+      return outcome
+    },
+
+    /**
+     * Who a stream `auth` token stands for: an embed token's chart, or the principal of an API
+     * key or access token (`verify`); null when it is neither.
+     */
+    async authenticate(token: unknown, verify: (credential: string) => Promise<Principal | null>): Promise<Viewer | null> {
+      if (typeof token !== 'string' || token.length === 0 || token.length > 500) return null
+      if (links.isEmbedToken(token)) {
+        const chartId = links.chartOfEmbedToken(token)
+        return chartId ? { method: 'embed', id: `embed:${chartId}`, chartId } : null
+      }
+      return verify(token)
+    },
+
+    /**
+     * Subscribes to a chart's data every `interval` ms (default 1000, 100 to 3,600,000). The
+     * first tick comes at once. Resolves to the function that ends the subscription.
+     */
+    async watchChart(viewer: Viewer | null, chartId: unknown, interval: unknown, listener: StreamListener): Promise<() => void> {
+      if (typeof chartId !== 'string' || chartId.length === 0) throw invalid([{ field: 'chart_id', message: 'is required: the id of a rendered chart' }])
+      authorizeChartRead(viewer, chartId)
+      const intervalMs = parseInterval(interval)
+      const stop = await stream.subscribe(chartId, intervalMs, listener)
+      if (!stop) throw notFound(chartId)
+      return stop
+    },
+
+    /**
+     * The same stream as an async iterator (GraphQL subscriptions). A consumer that falls
+     * behind gets the newest tick, never a backlog.
+     */
+    async chartTicks(viewer: Viewer | null, chartId: string, interval: unknown): Promise<AsyncIterableIterator<ChartTick>> {
+      let latest: ChartTick | undefined
+      let ended = false
+      let wake: (() => void) | undefined
+      const stop = await service.watchChart(viewer, chartId, interval, {
+        tick(tick) {
+          latest = tick
+          wake?.()
+        },
+        end() {
+          ended = true
+          wake?.()
+        },
+      })
+      const finish = () => {
+        ended = true
+        stop()
+        wake?.()
+      }
+      const iterator: AsyncIterableIterator<ChartTick> = {
+        async next() {
+          while (!latest && !ended) await new Promise<void>((resolve) => (wake = resolve))
+          wake = undefined
+          if (latest) {
+            const value = latest
+            latest = undefined
+            return { value, done: false }
+          }
+          stop()
+          return { value: undefined, done: true }
+        },
+        async return() {
+          finish()
+          return { value: undefined, done: true }
+        },
+        [Symbol.asyncIterator]: () => iterator,
+      }
+      return iterator
+    },
+
+    /** Deletes exports whose links have expired, every quarter of an hour. */
+    registerJobs(jobs: JobRunner) {
+      jobs.define<object>({
+        name: PRUNE_EXPORTS_QUEUE,
+        cron: '*/15 * * * *',
+        handle: async () => {
+          await prisma.chartExport.deleteMany({ where: { expiresAt: { lt: now() } } })
+        },
+      })
+    },
+
+    /** Ends every stream subscription. */
+    close: () => stream.close(),
+  }
+  return service
+}
+
+/** The visualization domain service. */
+export type VisualizationService = ReturnType<typeof createVisualizationService>
