@@ -118,3 +118,67 @@ export function createJanitor(options: JanitorOptions) {
     },
   }
 }
+
+/** A JSON call to a benchmarked server: status, parsed body (when JSON) and raw text. */
+export type JsonCall = (method: 'GET' | 'POST', route: string, body?: unknown) => Promise<{ status: number; json: unknown; text: string }>
+
+/** JSON calls to `base` with an Authorization header, each bounded by `timeoutMs`. */
+export function jsonApi(base: string, auth: string, timeoutMs: number): JsonCall {
+  return async (method, route, body) => {
+    const response = await fetch(base + route, {
+      method,
+      headers: { authorization: auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
+    })
+    const text = await response.text()
+    let json: unknown
+    try {
+      json = JSON.parse(text)
+    } catch {}
+    return { status: response.status, json, text }
+  }
+}
+
+/**
+ * In a server child: shuts down once, when the parent asks over IPC (`{ type: 'stop' }`),
+ * sends SIGTERM (its fallback), or dies (the IPC channel closes). SIGINT — Ctrl-C reaches the
+ * whole process group — is left to the parent, which then sends 'stop'. Signal handlers that
+ * libraries installed are removed first: an ApolloServer stops itself on SIGINT/SIGTERM, and in
+ * @apollo/server 5.5.1 a second stop() while the first runs never resolves. Other IPC
+ * messages go to `onMessage`.
+ */
+export function closeOnRequest(label: string, close: () => Promise<void>, onMessage?: (message: { type: string }) => void) {
+  process.removeAllListeners('SIGINT')
+  process.removeAllListeners('SIGTERM')
+  let closing = false
+  const stop = () => {
+    if (closing) return
+    closing = true
+    close()
+      .catch((error: unknown) => process.stderr.write(`${label}: close failed: ${String(error)}\n`))
+      // exit() rather than waiting for the loop to drain: --cpu-prof writes its profile on exit
+      // either way, and a stray timer or socket must not keep the parent waiting.
+      .finally(() => process.exit(0))
+  }
+  process.on('message', (message: { type: string }) => {
+    if (message.type === 'stop') stop()
+    else onMessage?.(message)
+  })
+  process.on('disconnect', stop)
+  process.on('SIGTERM', stop)
+  process.on('SIGINT', () => {})
+}
+
+/**
+ * In a server child whose start failed: reports the failure to the parent (exiting only once
+ * the message is out, since IPC writes are asynchronous), or prints it when run on its own.
+ */
+export function reportStartFailure(error: unknown): void {
+  const message = error instanceof Error ? (error.stack ?? error.message) : String(error)
+  if (process.send) process.send({ type: 'failed', message }, () => process.exit(1))
+  else {
+    process.stderr.write(`${message}\n`)
+    process.exit(1)
+  }
+}

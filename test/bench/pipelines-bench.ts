@@ -30,7 +30,7 @@ import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { to as copyTo } from 'pg-copy-streams'
 import { startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.js'
-import { BenchError, createJanitor, positiveInt } from './bench-support.js'
+import { BenchError, createJanitor, jsonApi, positiveInt } from './bench-support.js'
 import { summarizeCpuProfile, type ProfileSummary } from './pipelines-cpu-profile.js'
 import type { PipelinesServerControl, PipelinesServerMessage } from './pipelines-server.js'
 
@@ -363,22 +363,6 @@ interface TesseraRun extends Measurement {
   profile?: { file: string; summary: ProfileSummary }
 }
 
-function api(base: string, auth: string) {
-  return async (method: 'GET' | 'POST', route: string, body?: unknown): Promise<{ status: number; json: unknown; text: string }> => {
-    const response = await fetch(base + route, {
-      method,
-      headers: { authorization: auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-    })
-    const text = await response.text()
-    let json: unknown
-    try {
-      json = JSON.parse(text)
-    } catch {}
-    return { status: response.status, json, text }
-  }
-}
 
 /**
  * Where the run's time went, from the timestamps of its own log lines: queue pick-up, connector
@@ -457,7 +441,7 @@ async function runTessera(options: {
   const { child, url } = await startServer(env, ['--expose-gc', ...options.childArgs, ...profileArgs])
   const pid = child.pid!
   console.log(`  ${options.label}: Tessera pid ${pid} listening at ${url} after ${fmt((performance.now() - boot) / 1000, 1)} s`)
-  const call = api(url, auth)
+  const call = jsonApi(url, auth, REQUEST_TIMEOUT_MS)
 
   const created = await call('POST', '/v1/pipelines', {
     name: `bench ${options.label}`,

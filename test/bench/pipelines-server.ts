@@ -6,6 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createTesseraProcess } from '../../bin/create-process.js'
 import { loadPlatformConfig } from '../../platform/config.js'
+import { closeOnRequest, reportStartFailure } from './bench-support.js'
 
 /** What the server tells the benchmark. */
 export type PipelinesServerMessage =
@@ -60,50 +61,22 @@ async function collect() {
   send({ type: 'collected', ran: typeof globalThis.gc === 'function', usage: memoryAtPeak })
 }
 
-// The parent owns the lifecycle: 'stop' over IPC, SIGTERM as its fallback, a closed channel
-// when it died without cleaning up. SIGINT (Ctrl-C reaches the whole process group) is left to
-// the parent, which then sends 'stop'. The gateway's ApolloServer installs its own signal
-// handlers; they are removed so that shutdown happens once, here.
-function closeOnRequest(close: () => Promise<void>) {
-  process.removeAllListeners('SIGINT')
-  process.removeAllListeners('SIGTERM')
-  let closing = false
-  const stop = () => {
-    if (closing) return
-    closing = true
-    close()
-      .catch((error: unknown) => process.stderr.write(`pipelines bench server: close failed: ${String(error)}\n`))
-      // exit() rather than waiting for the loop to drain: --cpu-prof writes its profile on exit
-      // either way, and a stray timer must not keep the parent waiting.
-      .finally(() => process.exit(0))
-  }
-  process.on('message', (message: PipelinesServerControl) => {
-    if (message.type === 'stop') stop()
-    else if (message.type === 'collect') void collect()
-    else if (message.type === 'memory') {
+
+try {
+  // The parent builds the environment (temp DATA_DIR, key, raised rate limit); use it as is.
+  const env = process.env
+  const tessera = await createTesseraProcess({ mode: { kind: 'all' }, config: loadPlatformConfig(env), env, announce: () => {}, logger: false })
+  closeOnRequest('pipelines bench server', () => tessera.close(), (message) => {
+    const control = message as PipelinesServerControl
+    if (control.type === 'collect') void collect()
+    else if (control.type === 'memory') {
       // A collection after the run tells garbage (gone now) from memory the run left behind.
       clearInterval(memoryTimer)
       globalThis.gc?.()
       send({ type: 'memory', atPeak: memoryAtPeak, afterCollect: process.memoryUsage(), samples: memorySamples })
     }
   })
-  process.on('disconnect', stop)
-  process.on('SIGTERM', stop)
-  process.on('SIGINT', () => {})
-}
-
-try {
-  // The parent builds the environment (temp DATA_DIR, key, raised rate limit); use it as is.
-  const env = process.env
-  const tessera = await createTesseraProcess({ mode: { kind: 'all' }, config: loadPlatformConfig(env), env, announce: () => {}, logger: false })
-  closeOnRequest(() => tessera.close())
   send({ type: 'ready', url: await tessera.listen() })
 } catch (error) {
-  const message = error instanceof Error ? (error.stack ?? error.message) : String(error)
-  // Exit only once the message is out: IPC writes are asynchronous.
-  if (process.send) send({ type: 'failed', message }, () => process.exit(1))
-  else {
-    process.stderr.write(`${message}\n`)
-    process.exit(1)
-  }
+  reportStartFailure(error)
 }

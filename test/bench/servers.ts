@@ -14,6 +14,7 @@ import { ApolloServer } from '@apollo/server'
 import { startStandaloneServer } from '@apollo/server/standalone'
 import { createTesseraProcess } from '../../bin/create-process.js'
 import { loadPlatformConfig } from '../../platform/config.js'
+import { closeOnRequest } from './bench-support.js'
 
 /** What a server process tells the benchmark. */
 export type ServerMessage =
@@ -32,30 +33,6 @@ function send(message: ServerMessage) {
   process.send(message)
 }
 
-// The parent owns the lifecycle: it asks for shutdown over IPC ('stop'); SIGTERM is its
-// fallback; SIGINT (Ctrl-C reaches the whole process group) is left to the parent, which then
-// sends 'stop'; a closed IPC channel means the parent died without cleaning up.
-function closeOnRequest(close: () => Promise<void>) {
-  // An ApolloServer stops itself on SIGINT/SIGTERM unless told otherwise, and in
-  // @apollo/server 5.5.1 a second stop() arriving while the first runs never resolves: close()
-  // would hang. Only this process's own handlers may react to signals.
-  process.removeAllListeners('SIGINT')
-  process.removeAllListeners('SIGTERM')
-  let closing = false
-  const stop = () => {
-    if (closing) return
-    closing = true
-    close()
-      .catch((error: unknown) => process.stderr.write(`bench server: close failed: ${String(error)}\n`))
-      .finally(() => process.exit(0))
-  }
-  process.on('message', (message: ControlMessage) => {
-    if (message.type === 'stop') stop()
-  })
-  process.on('disconnect', stop)
-  process.on('SIGTERM', stop)
-  process.on('SIGINT', () => {})
-}
 
 async function runTessera() {
   // The parent builds the environment (temp DATA_DIR, key, raised rate limit); use it as is.
@@ -63,7 +40,7 @@ async function runTessera() {
   const tessera = await createTesseraProcess({ mode: { kind: 'all' }, config: loadPlatformConfig(env), env, announce: () => {} })
   let stock: ApolloServer<{ requestId?: string }> | undefined
   // After createTesseraProcess, whose gateway's ApolloServer has registered its signal handlers.
-  closeOnRequest(async () => {
+  closeOnRequest('bench server', async () => {
     await stock?.stop()
     await tessera.close()
   })
@@ -106,7 +83,7 @@ async function runStockGateway(subgraphUrl: string) {
       }),
   })
   const server = new ApolloServer<StockGatewayContext>({ gateway, stopOnTerminationSignals: false })
-  closeOnRequest(() => server.stop())
+  closeOnRequest('bench server', () => server.stop())
   const { url } = await startStandaloneServer(server, {
     listen: { host: HOST, port: 0 },
     context: async ({ req }) => ({ authorization: req.headers.authorization }),
