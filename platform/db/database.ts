@@ -54,7 +54,8 @@ async function createEmbedded(options: { dataDir: string | null; snapshot?: Blob
     dataDir = path.resolve(options.dataDir, 'pgdata')
     await mkdir(dataDir, { recursive: true })
   }
-  const pglite = await PGlite.create({ dataDir, loadDataDir: options.snapshot })
+  const raw = await PGlite.create({ dataDir, loadDataDir: options.snapshot })
+  const pglite = takingTurns(raw)
   const executor = (q: Pick<PGlite, 'query' | 'exec'>): SqlExecutor => ({
     async query<R>(sql: string, params?: unknown[]) {
       return (await q.query<R>(sql, params)).rows
@@ -73,9 +74,39 @@ async function createEmbedded(options: { dataDir: string | null; snapshot?: Blob
     },
     prismaOptions: () => ({ adapter: new PrismaPGlite(pglite), transactionOptions }),
     async close() {
-      if (!pglite.closed) await pglite.close()
+      if (!raw.closed) await raw.close()
     },
   }
+}
+
+/**
+ * PGlite runs each statement synchronously on the event loop, and hands its lock from one
+ * waiting caller to the next through promise callbacks, so twenty queued statements run back to
+ * back without timers or sockets getting a turn: a burst of writes stalls every live stream for
+ * its whole length. This wrapper lets top-level statements and transactions through one at a
+ * time with an event-loop turn before each, so the loop serves timers and I/O between them.
+ * Inside a transaction the callback's own `tx` is used as before (the lock is held anyway).
+ */
+function takingTurns(pglite: PGlite): PGlite {
+  let turn: Promise<unknown> = Promise.resolve()
+  const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
+    const result = turn.then(() => new Promise<void>((resolve) => setImmediate(resolve))).then(work)
+    turn = result.catch(() => undefined)
+    return result
+  }
+  const overrides: Partial<Record<keyof PGlite, unknown>> = {
+    query: (...args: Parameters<PGlite['query']>) => inTurn(() => pglite.query(...args)),
+    exec: (...args: Parameters<PGlite['exec']>) => inTurn(() => pglite.exec(...args)),
+    transaction: (...args: Parameters<PGlite['transaction']>) => inTurn(() => pglite.transaction(...args)),
+  }
+  // PGlite keeps its state in private fields, so every other member is used on the instance itself.
+  return new Proxy(pglite, {
+    get(target, property) {
+      if (Object.hasOwn(overrides, property)) return overrides[property as keyof PGlite]
+      const value: unknown = Reflect.get(target, property, target)
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value
+    },
+  })
 }
 
 async function createPostgres(options: { url: string; poolSize?: number }): Promise<Database> {

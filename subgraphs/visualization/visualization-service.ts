@@ -88,6 +88,13 @@ export interface VisualizationServiceDeps {
   onError?: (error: unknown) => void
 }
 
+/** What a new version of a chart changes: data and rendering columns, and the SVG (null: stale). */
+type ChartChange = Partial<Pick<ChartRow, 'chartType' | 'width' | 'height' | 'dataPoints' | 'renderTimeMs' | 'renderedAt'>> & {
+  data?: Record<string, unknown>[]
+  config?: Prisma.InputJsonValue
+  svg: string | null
+}
+
 /** A chart row without its SVG, which only the image needs (and which may be 200 KB). */
 type ChartRow = Omit<Prisma.ChartGetPayload<object>, 'svg'>
 const WITHOUT_SVG = { svg: true } as const
@@ -173,23 +180,33 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
   /**
    * Writes a new version of a chart if nobody wrote one since `row` was read (optimistic: the
    * render happens outside any transaction, which on the embedded database would block every
-   * other query for its duration). Returns null when another writer came first.
+   * other query for its duration). The change and its outbox event are one statement, so
+   * they commit together in one round trip — a live chart takes a push a second per chart
+   * without holding the database. Returns null when another writer came first.
    */
-  async function writeVersion(row: ChartRow, change: Omit<Prisma.ChartUpdateManyMutationInput, 'version' | 'data'> & { data?: Record<string, unknown>[] }): Promise<ChartRow | null> {
-    const version = row.version + 1
-    const updatedAt = now()
-    const data = change.data ?? (row.data as Record<string, unknown>[])
-    const written = await prisma.$transaction(async (tx) => {
-      const { count } = await tx.chart.updateMany({
-        where: { id: row.id, version: row.version },
-        data: { ...change, data: data as unknown as Prisma.InputJsonValue, version, updatedAt },
-      })
-      if (count === 0) return false
-      await tx.outboxEvent.create({ data: changedEvent(row.id, version, data) })
-      return true
-    })
-    // The row as written, without reading it back: every changed column is in `change`.
-    return written ? ({ ...row, ...(change as Partial<ChartRow>), data: data as Prisma.JsonValue, version, updatedAt }) : null
+  async function writeVersion(row: ChartRow, change: ChartChange): Promise<ChartRow | null> {
+    const next: ChartRow = {
+      ...row,
+      ...change,
+      data: (change.data ?? row.data) as Prisma.JsonValue,
+      config: (change.config ?? row.config) as Prisma.JsonValue,
+      version: row.version + 1,
+      updatedAt: now(),
+    }
+    const event = changedEvent(row.id, next.version, next.data as unknown[])
+    const written = await prisma.$queryRaw<Array<{ id: string }>>`
+      WITH updated AS (
+        UPDATE visualization.charts
+        SET chart_type = ${next.chartType}, data = ${JSON.stringify(next.data)}::jsonb, config = ${JSON.stringify(next.config)}::jsonb,
+            width = ${next.width}, height = ${next.height}, data_points = ${next.dataPoints}, svg = ${change.svg},
+            render_time_ms = ${next.renderTimeMs}, rendered_at = ${next.renderedAt}, version = ${next.version}, updated_at = ${next.updatedAt}
+        WHERE id = ${row.id}::uuid AND version = ${row.version}
+        RETURNING id
+      )
+      INSERT INTO visualization.outbox (id, type, aggregate_id, payload)
+      SELECT ${event.id}::uuid, ${event.type}, ${event.aggregateId}, ${JSON.stringify(event.payload)}::jsonb FROM updated
+      RETURNING aggregate_id AS id`
+    return written.length > 0 ? next : null
   }
 
   async function retrying(id: string, attempt: (row: ChartRow) => Promise<ChartRow | null>): Promise<ChartRecord> {
