@@ -84,13 +84,36 @@ async function createEmbedded(options: { dataDir: string | null; snapshot?: Blob
  * waiting caller to the next through promise callbacks, so twenty queued statements run back to
  * back without timers or sockets getting a turn: a burst of writes stalls every live stream for
  * its whole length. This wrapper lets top-level statements and transactions through one at a
- * time with an event-loop turn before each, so the loop serves timers and I/O between them.
- * Inside a transaction the callback's own `tx` is used as before (the lock is held anyway).
+ * time, and once back-to-back work has held the loop for {@link TURN_BUDGET_MS} it waits for
+ * the loop to come round before the next, so timers and I/O are served in between. Work that
+ * finds the loop idle starts at once: a lone query pays nothing. Inside a transaction the
+ * callback's own `tx` is used as before (the lock is held anyway).
  */
+const TURN_BUDGET_MS = 10
+
 function takingTurns(pglite: PGlite): PGlite {
   let turn: Promise<unknown> = Promise.resolve()
+  // Start of the current run of back-to-back work; 0 once the loop has come round since.
+  let busySince = 0
+  let watching = false
+  const watchForLoopTurn = () => {
+    if (watching) return
+    watching = true
+    setImmediate(() => {
+      watching = false
+      busySince = 0
+    })
+  }
   const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
-    const result = turn.then(() => new Promise<void>((resolve) => setImmediate(resolve))).then(work)
+    const result = turn.then(async () => {
+      if (busySince && performance.now() - busySince > TURN_BUDGET_MS) await new Promise<void>((resolve) => setImmediate(resolve))
+      if (!busySince) busySince = performance.now()
+      try {
+        return await work()
+      } finally {
+        watchForLoopTurn()
+      }
+    })
     turn = result.catch(() => undefined)
     return result
   }
