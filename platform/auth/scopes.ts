@@ -11,7 +11,7 @@ export interface Principal {
  * Scope check. `*` grants everything and `<service>:*` every scope of one service,
  * so a development credential keeps working as services are added.
  */
-export function hasScope(principal: Principal, scope: string): boolean {
+export function hasScope(principal: Pick<Principal, 'scopes'>, scope: string): boolean {
   const service = scope.split(':')[0]
   return principal.scopes.some((s) => s === '*' || s === scope || s === `${service}:*`)
 }

@@ -74,7 +74,7 @@ export function installRestEdge(scope: FastifyInstance, options: RestEdgeOptions
     if (!principal) {
       // Every guess is a new credential, and so a new bucket above; failures also count
       // against the client address, so guessing keys is throttled.
-      const failures = await options.limiter.consume(`authfail:${request.ip}`)
+      const failures = await options.limiter.failedAuthentication(request.ip)
       if (!failures.allowed) {
         throw errors.forRole('rateLimited', 'Too many failed authentications from this address', { retryAfterSeconds: failures.reset }, rateLimitHeaders(failures))
       }

@@ -28,20 +28,27 @@ export interface RateLimiterOptions {
 /** A fixed-window limiter: simple, and every replica agrees on the window boundaries. */
 export function createRateLimiter(options: RateLimiterOptions) {
   const now = options.now ?? Date.now
+  const consume = async (key: string): Promise<RateLimitState> => {
+    const seconds = Math.floor(now() / 1000)
+    const windowStart = seconds - (seconds % options.windowSeconds)
+    const count = await options.store.hit(key, windowStart, options.windowSeconds)
+    return {
+      allowed: count <= options.max,
+      limit: options.max,
+      remaining: Math.max(0, options.max - count),
+      reset: windowStart + options.windowSeconds - seconds,
+    }
+  }
   return {
     max: options.max,
     windowSeconds: options.windowSeconds,
-    async consume(key: string): Promise<RateLimitState> {
-      const seconds = Math.floor(now() / 1000)
-      const windowStart = seconds - (seconds % options.windowSeconds)
-      const count = await options.store.hit(key, windowStart, options.windowSeconds)
-      return {
-        allowed: count <= options.max,
-        limit: options.max,
-        remaining: Math.max(0, options.max - count),
-        reset: windowStart + options.windowSeconds - seconds,
-      }
-    },
+    consume,
+    /**
+     * Counts a failed authentication against the client address. Every guessed key is a new
+     * credential (a new bucket), so guessing is throttled by address, on every interface and
+     * the chart stream alike.
+     */
+    failedAuthentication: (address: string) => consume(`authfail:${address}`),
   }
 }
 

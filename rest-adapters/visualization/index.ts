@@ -10,7 +10,6 @@ import { standardErrorBody } from '../../platform/standard-errors.js'
 import {
   chartPaths,
   DEFAULT_INTERVAL_MS,
-  embedCode,
   STREAM_PATH,
   VIZ_BASE_PATH,
   visualizationErrors,
@@ -71,21 +70,24 @@ export const visualizationRestAdapter: FastifyPluginAsync<VisualizationRestOptio
   app.webSocketRoutes[STREAM_PATH] = stream.handleUpgrade
   app.addHook('preClose', async () => stream.close())
 
-  const origin = (request: FastifyRequest) => domain.publicUrl ?? `${request.protocol}://${request.host}`
-  const renderedBody = (request: FastifyRequest, chart: ChartRecord) => ({
-    success: true,
-    chart_id: chart.id,
-    render_url: `${origin(request)}${chartPaths(chart.id, chart.embedToken).image('svg')}`,
-    embed_code: embedCode(origin(request), chart.id, chart.embedToken, { width: chart.width, height: chart.height, ...(chart.config.title ? { title: chart.config.title } : {}) }),
-    metadata: { rendered_at: chart.renderedAt.toISOString(), data_points: chart.dataPoints, render_time_ms: chart.renderTimeMs },
-    version: chart.version,
-  })
+  const origin = (request: FastifyRequest) => `${request.protocol}://${request.host}`
+  const renderedBody = (request: FastifyRequest, chart: ChartRecord) => {
+    const links = domain.chartLinks(chart, origin(request))
+    return {
+      success: true,
+      chart_id: chart.id,
+      render_url: links.renderUrl,
+      embed_code: links.embedCode,
+      metadata: { rendered_at: chart.renderedAt.toISOString(), data_points: chart.dataPoints, render_time_ms: chart.renderTimeMs },
+      version: chart.version,
+    }
+  }
   const chartId = (request: FastifyRequest) => (request.params as { chart_id: string }).chart_id
   // The image, spec and embed page take the chart's embed token in the query (an <img> or
   // <iframe> cannot send headers), or a credential like any other route.
   const viewerOf = async (request: FastifyRequest): Promise<Viewer | null> => {
     const token = (request.query as { token?: string }).token
-    if (token) return domain.authenticate(token, options.verify)
+    if (token) return domain.embedViewer(token)
     return edge.authenticate(request)
   }
 
@@ -135,8 +137,8 @@ export const visualizationRestAdapter: FastifyPluginAsync<VisualizationRestOptio
   )
 
   app.delete(`${base}/charts/:chart_id`, { schema: { params: chartParams } }, async (request) => {
-    const { id } = await domain.deleteChart(request.principal, chartId(request))
-    return { success: true, message: `Chart ${id} deleted`, chart_id: id }
+    const { id, message } = await domain.deleteChart(request.principal, chartId(request))
+    return { success: true, message, chart_id: id }
   })
 
   app.post(`${base}/data/validate`, {
@@ -156,7 +158,7 @@ export const visualizationRestAdapter: FastifyPluginAsync<VisualizationRestOptio
     },
   }, async (request, reply) => {
     const file = await domain.exportChart(request.principal, chartId(request), request.body)
-    const url = `${origin(request)}${file.downloadPath}`
+    const url = domain.downloadUrl(file, origin(request))
     return reply.code(201).header('location', url).send(exportBody(file, url))
   })
 
@@ -203,12 +205,12 @@ export const visualizationRestAdapter: FastifyPluginAsync<VisualizationRestOptio
     schema: { params: chartParams, querystring: { type: 'object', required: ['token'], properties: { token: tokenQuery.properties.token } } },
   }, async (request, reply) => {
     const { token } = request.query as { token: string }
-    const chart = await domain.getChart(await domain.authenticate(token, options.verify), chartId(request))
+    const chart = await domain.getChart(domain.embedViewer(token), chartId(request))
     const html = embedPage({
       chartId: chart.id,
       title: chart.config.title,
       token,
-      specPath: `${base}/charts/${chart.id}/spec.json?token=${encodeURIComponent(token)}`,
+      specPath: chartPaths(chart.id, token).spec,
       streamPath: STREAM_PATH,
       assetsPath: `${base}/assets`,
       intervalMs: DEFAULT_INTERVAL_MS,

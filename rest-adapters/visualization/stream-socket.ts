@@ -4,7 +4,7 @@ import { WebSocketServer, type WebSocket } from 'ws'
 import type { Principal } from '../../platform/auth/scopes.js'
 import { isTesseraError } from '../../platform/errors.js'
 import type { RateLimiter } from '../../platform/rate-limit/rate-limiter.js'
-import { DEFAULT_INTERVAL_MS, type ChartTick, type Viewer, type VisualizationService } from '../../subgraphs/visualization/index.js'
+import type { ChartTick, Viewer, VisualizationService } from '../../subgraphs/visualization/index.js'
 
 /** Most chart subscriptions one socket may hold. */
 export const MAX_SUBSCRIPTIONS = 100
@@ -54,7 +54,7 @@ export function createStreamSocket(options: StreamSocketOptions) {
   wss.on('connection', (socket: WebSocket, request: IncomingMessage) => {
     const address = request.socket.remoteAddress ?? 'unknown'
     let viewer: Viewer | null = null
-    const subscriptions = new Map<string, { interval: number; stop: () => void }>()
+    const subscriptions = new Map<string, () => void>()
     let alive = true
     // Messages are handled one at a time, so `subscribe` then `unsubscribe` end unsubscribed.
     let queue: Promise<void> = Promise.resolve()
@@ -68,7 +68,7 @@ export function createStreamSocket(options: StreamSocketOptions) {
       socket.close(closeCode, code)
     }
     const stopAll = () => {
-      for (const s of subscriptions.values()) s.stop()
+      for (const stop of subscriptions.values()) stop()
       subscriptions.clear()
     }
 
@@ -93,7 +93,7 @@ export function createStreamSocket(options: StreamSocketOptions) {
       const found = await domain.authenticate(message.token, options.verify)
       if (!found) {
         // Failed attempts count against the address, as on the REST interface.
-        const failures = await options.limiter.consume(`authfail:${address}`)
+        const failures = await options.limiter.failedAuthentication(address)
         const why = failures.allowed ? 'Invalid, expired or revoked token' : 'Too many failed authentications from this address'
         return refuse('AUTH_FAILED', why, CLOSE.unauthorized)
       }
@@ -109,7 +109,7 @@ export function createStreamSocket(options: StreamSocketOptions) {
         return fail('TOO_MANY_SUBSCRIPTIONS', `At most ${MAX_SUBSCRIPTIONS} charts per connection`, { chart_id: chartId })
       }
       const id = chartId as string
-      const stop = await domain.watchChart(viewer, chartId, message.interval, {
+      const { stop, intervalMs: interval } = await domain.watchChart(viewer, chartId, message.interval, {
         tick(tick) {
           // A client that does not read misses ticks instead of growing the server's memory.
           if (socket.readyState === socket.OPEN && socket.bufferedAmount < MAX_BUFFERED_BYTES) socket.send(dataUpdate(tick), TEXT_FRAME)
@@ -120,10 +120,8 @@ export function createStreamSocket(options: StreamSocketOptions) {
         },
       })
       // Replacing a subscription (a new interval) ends the old one only once the new one runs.
-      existing?.stop()
-      // watchChart accepted the interval, so it is a valid number or absent (the default).
-      const interval = (message.interval as number | undefined) ?? DEFAULT_INTERVAL_MS
-      subscriptions.set(id, { interval, stop })
+      existing?.()
+      subscriptions.set(id, stop)
       send({ type: 'subscribed', chart_id: id, interval })
     }
 
@@ -139,7 +137,7 @@ export function createStreamSocket(options: StreamSocketOptions) {
           if (typeof chartId !== 'string' || !subscriptions.has(chartId)) {
             return fail('INVALID_MESSAGE', 'Not subscribed to this chart', { field: 'chart_id', chart_id: chartId })
           }
-          subscriptions.get(chartId)!.stop()
+          subscriptions.get(chartId)!()
           subscriptions.delete(chartId)
           return send({ type: 'unsubscribed', chart_id: chartId })
         }

@@ -1,6 +1,8 @@
 import { randomInt, randomUUID } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
-import { hasScope, type Principal } from '../../platform/auth/scopes.js'
+import { createAuthorizer } from '../../platform/auth/authorize.js'
+import type { Principal } from '../../platform/auth/scopes.js'
+import { isUuid } from '../../platform/validation/json-shapes.js'
 import type { ValidationIssue } from '../../platform/errors.js'
 import { outboxRow, type EventBus, type OutboxRow } from '../../platform/events/event-bus.js'
 import { mapAsyncIterator } from '../../platform/events/map-async-iterator.js'
@@ -89,7 +91,6 @@ export const DEVICE_EVENTS = {
 
 export const ESCALATION_QUEUE = 'devices.alert-escalation'
 const SCHEMA = 'devices'
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 export const MAX_PAGE_SIZE = 100
 
 /** What the device gateway needs from the platform. */
@@ -113,13 +114,7 @@ export function createDevicesService(deps: DevicesServiceDeps) {
   const { prisma, jobs, events, config } = deps
   const now = deps.now ?? (() => new Date())
 
-  const authorize = (actor: Principal | null, action: 'read' | 'write'): Principal => {
-    if (!actor) throw errors.forRole('unauthorized', 'Missing or invalid credentials')
-    if (!hasScope(actor, `devices:${action}`)) {
-      throw errors.forRole('forbidden', `This operation needs the scope devices:${action}`, { requiredScope: `devices:${action}` })
-    }
-    return actor
-  }
+  const authorize = createAuthorizer(errors, 'devices')
   const invalid = (issues: ValidationIssue[]) => errors.invalid(issues)
   const notFound = (what: string, id: string) => errors.create('NOT_FOUND', `${what} ${id} not found`, { field: 'id', reason: 'not found' })
   const writeOutbox = (tx: Tx, rows: OutboxRow[]) => (rows.length ? tx.outboxEvent.createMany({ data: rows }) : Promise.resolve())
@@ -145,7 +140,7 @@ export function createDevicesService(deps: DevicesServiceDeps) {
 
   async function transition(actor: Principal | null, id: string, action: AlertAction): Promise<AlertRecord> {
     const who = authorize(actor, 'write')
-    if (!UUID.test(id)) throw notFound('Alert', id)
+    if (!isUuid(id)) throw notFound('Alert', id)
     return prisma.$transaction(async (tx) => {
       const [locked] = await tx.$queryRaw<{ status: AlertStatus }[]>`SELECT status FROM devices.alerts WHERE id = ${id}::uuid FOR UPDATE`
       if (!locked) throw notFound('Alert', id)
@@ -218,7 +213,7 @@ export function createDevicesService(deps: DevicesServiceDeps) {
 
     async getSignal(actor: Principal | null, id: string): Promise<SignalRecord> {
       authorize(actor, 'read')
-      const row = UUID.test(id) ? await prisma.signal.findUnique({ where: { id } }) : null
+      const row = isUuid(id) ? await prisma.signal.findUnique({ where: { id } }) : null
       if (!row) throw notFound('Signal', id)
       return toSignal(row)
     },
@@ -259,7 +254,7 @@ export function createDevicesService(deps: DevicesServiceDeps) {
 
     async getAlert(actor: Principal | null, id: string): Promise<AlertRecord> {
       authorize(actor, 'read')
-      const row = UUID.test(id) ? await prisma.alert.findUnique({ where: { id } }) : null
+      const row = isUuid(id) ? await prisma.alert.findUnique({ where: { id } }) : null
       if (!row) throw notFound('Alert', id)
       return toAlert(row)
     },
@@ -267,7 +262,7 @@ export function createDevicesService(deps: DevicesServiceDeps) {
     /** Alerts by id, in the order asked, null for unknown ids (for batched entity loading). */
     async getAlertsByIds(actor: Principal | null, ids: readonly string[]): Promise<(AlertRecord | null)[]> {
       authorize(actor, 'read')
-      const valid = ids.filter((id) => UUID.test(id))
+      const valid = ids.filter((id) => isUuid(id))
       const rows = valid.length ? await prisma.alert.findMany({ where: { id: { in: valid } } }) : []
       const byId = new Map(rows.map((r) => [r.id, toAlert(r)]))
       return ids.map((id) => byId.get(id) ?? null)
@@ -341,7 +336,7 @@ export function createDevicesService(deps: DevicesServiceDeps) {
 
     async getCircuit(actor: Principal | null, id: string): Promise<CircuitRecord> {
       authorize(actor, 'read')
-      const row = UUID.test(id) ? await prisma.circuit.findUnique({ where: { id } }) : null
+      const row = isUuid(id) ? await prisma.circuit.findUnique({ where: { id } }) : null
       if (!row) throw notFound('Circuit', id)
       return toCircuit(row)
     },

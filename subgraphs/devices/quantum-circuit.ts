@@ -9,6 +9,8 @@
  * @module
  */
 
+import { isRecord } from '../../platform/validation/json-shapes.js';
+
 /**
  * Hard limits on what a caller may ask for. They bound memory (2^maxQubits
  * amplitudes) and CPU (gates × 2^qubits, shots × log states) per request.
@@ -134,9 +136,6 @@ const SUPPORTED_NAMES_TEXT = SUPPORTED_GATES.map((spec) =>
   spec.aliases.length > 0 ? `${spec.name} (${spec.aliases.join(', ')})` : spec.name,
 ).join(', ');
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function describeValue(value: unknown): string {
   if (value === null) return 'null';

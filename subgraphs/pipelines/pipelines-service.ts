@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { SecretBox } from '../../platform/auth/secrets.js'
-import { hasScope, type Principal } from '../../platform/auth/scopes.js'
+import { createAuthorizer } from '../../platform/auth/authorize.js'
+import type { Principal } from '../../platform/auth/scopes.js'
+import { isUuid } from '../../platform/validation/json-shapes.js'
 import type { ValidationIssue } from '../../platform/errors.js'
 import { outboxRow, type EventBus } from '../../platform/events/event-bus.js'
 import { mapAsyncIterator } from '../../platform/events/map-async-iterator.js'
@@ -17,7 +19,6 @@ import type { Transformation } from './transform/transformations.js'
 export const RUN_QUEUE = 'pipelines.run'
 export const SCHEDULER_QUEUE = 'pipelines.scheduler'
 const SCHEMA = 'pipelines'
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 /** Run history page size: the document's default, and our maximum. */
 export const RUNS_PAGE = { default: 20, max: 100 }
 
@@ -65,17 +66,11 @@ export function createPipelinesService(deps: PipelinesServiceDeps) {
   const connectorContext: ConnectorContext = { dataDir: deps.dataDir }
   const engine = createRunEngine({ prisma, secrets, connectorContext, now })
 
-  const authorize = (actor: Principal | null, action: 'read' | 'write') => {
-    if (!actor) throw errors.forRole('unauthorized')
-    if (!hasScope(actor, `pipelines:${action}`)) {
-      throw errors.forRole('forbidden', `This operation needs the scope pipelines:${action}`, { requiredScope: `pipelines:${action}` })
-    }
-    return actor
-  }
+  const authorize = createAuthorizer(errors, 'pipelines')
   const pipelineNotFound = (id: string) => errors.create('PIPE_001', `Pipeline ${id} not found`, { field: 'pipeline_id', reason: 'not found' })
 
   async function loadPipeline(id: string) {
-    const row = UUID.test(id) ? await prisma.pipeline.findUnique({ where: { id } }) : null
+    const row = isUuid(id) ? await prisma.pipeline.findUnique({ where: { id } }) : null
     if (!row) throw pipelineNotFound(id)
     return row
   }
@@ -256,7 +251,7 @@ export function createPipelinesService(deps: PipelinesServiceDeps) {
 
     async getRun(actor: Principal | null, runId: string): Promise<RunRecord> {
       authorize(actor, 'read')
-      const row = UUID.test(runId) ? await prisma.run.findUnique({ where: { id: runId } }) : null
+      const row = isUuid(runId) ? await prisma.run.findUnique({ where: { id: runId } }) : null
       if (!row) throw errors.create('RUN_001', `Run ${runId} not found`, { field: 'run_id', reason: 'not found' })
       return toRun(row)
     },
@@ -264,7 +259,7 @@ export function createPipelinesService(deps: PipelinesServiceDeps) {
     /** Runs by id in the order asked, null for unknown ids (batched entity loading). */
     async getRunsByIds(actor: Principal | null, ids: readonly string[]): Promise<(RunRecord | null)[]> {
       authorize(actor, 'read')
-      const valid = ids.filter((id) => UUID.test(id))
+      const valid = ids.filter((id) => isUuid(id))
       const rows = valid.length ? await prisma.run.findMany({ where: { id: { in: valid } } }) : []
       const byId = new Map(rows.map((r) => [r.id, toRun(r)]))
       return ids.map((id) => byId.get(id) ?? null)

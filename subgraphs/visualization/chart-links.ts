@@ -6,6 +6,7 @@
  */
 
 import type { SecretBox } from '../../platform/auth/secrets.js'
+import { isUuid } from '../../platform/validation/json-shapes.js'
 
 /** Base path of the interface. */
 export const VIZ_BASE_PATH = '/v1/visualization'
@@ -13,7 +14,6 @@ export const VIZ_BASE_PATH = '/v1/visualization'
 export const STREAM_PATH = `${VIZ_BASE_PATH}/stream`
 
 const EMBED_PREFIX = 'emb_'
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 /** Outcome of checking a download link. */
 export type LinkCheck = { ok: true } | { ok: false; reason: 'invalid' | 'expired' }
@@ -42,7 +42,7 @@ export function createChartLinks(secrets: Pick<SecretBox, 'sign' | 'verify'>) {
     chartOfEmbedToken(token: string): string | null {
       if (!token.startsWith(EMBED_PREFIX)) return null
       const [chartId, signature] = token.slice(EMBED_PREFIX.length).split('.')
-      if (!chartId || !signature || !UUID.test(chartId)) return null
+      if (!chartId || !signature || !isUuid(chartId)) return null
       return secrets.verify(`embed:${chartId}`, signature) ? chartId : null
     },
 
@@ -72,6 +72,7 @@ export function chartPaths(chartId: string, embedToken: string) {
   return {
     image: (format: 'svg' | 'png') => `${VIZ_BASE_PATH}/charts/${chartId}/image.${format}?token=${token}`,
     embed: `${VIZ_BASE_PATH}/charts/${chartId}/embed?token=${token}`,
+    spec: `${VIZ_BASE_PATH}/charts/${chartId}/spec.json?token=${token}`,
   }
 }
 

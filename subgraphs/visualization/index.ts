@@ -8,7 +8,7 @@ import { loadVisualizationConfig } from './visualization-config.js'
 import { createVisualizationService, type VisualizationService } from './visualization-service.js'
 
 export { visualizationErrors } from './errors.js'
-export { STREAM_PATH, VIZ_BASE_PATH, chartPaths, embedCode, escapeHtml } from './chart-links.js'
+export { STREAM_PATH, VIZ_BASE_PATH, chartPaths, escapeHtml } from './chart-links.js'
 export { DEFAULT_INTERVAL_MS, MAX_INTERVAL_MS, MIN_INTERVAL_MS, type ChartTick } from './chart-stream.js'
 export { PAGE, type ChartRecord, type ExportRecord, type Viewer, type VisualizationService } from './visualization-service.js'
 
@@ -30,7 +30,7 @@ export const visualizationModule: ServiceModule<VisualizationService> = {
     domain.registerJobs(runtime.jobs)
     const subgraph = createServiceSubgraph({
       name: 'visualization',
-      resolvers: createVisualizationResolvers(domain, config.publicUrl ?? ''),
+      resolvers: createVisualizationResolvers(domain),
       errors: visualizationErrors,
       runtime,
       extend: () => ({}),

@@ -6,6 +6,7 @@
  */
 
 import type { ValidationIssue } from '../../platform/errors.js'
+import { isRecord } from '../../platform/validation/json-shapes.js'
 import { findChartType, type ChartTypeId } from './render/chart-catalog.js'
 import { uniquenessKey, type Item } from './render/chart-input.js'
 
@@ -25,7 +26,7 @@ const PUSH_KEYS = ['data', 'mode', 'window']
 
 /** Reads `{ data, mode?, window? }`; every problem names its field. */
 export function parseDataPush(body: unknown): { ok: true; push: DataPush } | { ok: false; issues: ValidationIssue[] } {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { ok: false, issues: [{ field: 'body', message: 'must be an object with data' }] }
+  if (!isRecord(body)) return { ok: false, issues: [{ field: 'body', message: 'must be an object with data' }] }
   const input = body as Record<string, unknown>
   const issues: ValidationIssue[] = []
   for (const key of Object.keys(input)) if (!PUSH_KEYS.includes(key)) issues.push({ field: key, message: `is not a field of a data push; use ${PUSH_KEYS.join(', ')}` })

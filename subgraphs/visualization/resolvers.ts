@@ -1,11 +1,7 @@
-import { createHash } from 'node:crypto'
 import { isTesseraError } from '../../platform/errors.js'
 import { DateTimeScalar, JSONScalar } from '../../platform/graphql/scalars.js'
-import { visualizationErrors as errors } from './errors.js'
 import type { ChartConfigInput, ChartFormat, Resolvers } from './generated/graphql.js'
 import type { ChartTick } from './chart-stream.js'
-import { chartPaths, embedCode } from './chart-links.js'
-import { rowsToChartData } from './rows-to-chart-data.js'
 import type { VisualizationService } from './visualization-service.js'
 
 const lower = (value: string) => value.toLowerCase()
@@ -17,9 +13,8 @@ const defined = (entries: Record<string, unknown>) => Object.fromEntries(Object.
 /**
  * GraphQL resolvers of the visualization subgraph: translate arguments into the REST bodies'
  * shapes (so both faces validate through the same code), call the domain, shape the result.
- * `origin` makes links absolute (TESSERA_PUBLIC_URL); empty leaves them relative.
  */
-export function createVisualizationResolvers(service: VisualizationService, origin: string): Resolvers {
+export function createVisualizationResolvers(service: VisualizationService): Resolvers {
   return {
     DateTime: DateTimeScalar,
     JSON: JSONScalar,
@@ -43,9 +38,10 @@ export function createVisualizationResolvers(service: VisualizationService, orig
       updateChart: (_, { id, input }, ctx) =>
         service.updateChart(ctx.actor, id, defined({ chart_type: input.chartType ?? undefined, data: input.data ?? undefined, config: configBody(input.config), width: input.width ?? undefined, height: input.height ?? undefined })),
       deleteChart: async (_, { id }, ctx) => {
-        const { id: chartId } = await service.deleteChart(ctx.actor, id)
-        return { chartId, message: `Chart ${chartId} deleted` }
+        const result = await service.deleteChart(ctx.actor, id)
+        return { chartId: result.id, message: result.message }
       },
+
       pushChartData: (_, { id, input }, ctx) =>
         service.pushData(ctx.actor, id, defined({ data: input.data, mode: input.replace ? 'replace' : 'append', window: input.window ?? undefined })),
       exportChart: (_, { id, input }, ctx) =>
@@ -59,12 +55,12 @@ export function createVisualizationResolvers(service: VisualizationService, orig
     },
     Chart: {
       __resolveReference: (ref, ctx) => service.getChart(ctx.actor, ref.id as string),
-      renderUrl: (c) => `${origin}${chartPaths(c.id, c.embedToken).image('svg')}`,
-      embedCode: (c) => embedCode(origin, c.id, c.embedToken, { width: c.width, height: c.height, ...(c.config.title ? { title: c.config.title } : {}) }),
+      renderUrl: (c) => service.chartLinks(c).renderUrl,
+      embedCode: (c) => service.chartLinks(c).embedCode,
     },
     ChartExport: {
       format: (e) => e.format.toUpperCase() as ChartFormat,
-      downloadUrl: (e) => `${origin}${e.downloadPath}`,
+      downloadUrl: (e) => service.downloadUrl(e),
     },
     ValidationStatistics: {
       totalRows: (s) => s.total_rows,
@@ -78,13 +74,13 @@ export function createVisualizationResolvers(service: VisualizationService, orig
       chartType: (r) => r.chart_type,
     },
     RunOutput: {
-      chart: async (output, { input }, ctx) => {
-        const mapped = rowsToChartData(output.rows ?? [], input)
-        if (!mapped.ok) throw errors.invalid(mapped.issues.map((i) => ({ field: `input.${i.field}`, message: i.message })))
-        const body = defined({ chart_type: input.chartType, data: mapped.data, config: configBody(input.config), width: input.width, height: input.height })
-        const key = createHash('sha256').update(JSON.stringify({ input, rows: output.rows })).digest('base64url')
-        return service.chartFromSource(ctx.actor, `run:${output.runId}:${key}`, body)
-      },
+      chart: (output, { input }, ctx) =>
+        service.chartOfRunOutput(ctx.actor, { runId: output.runId, rows: output.rows ?? [] }, {
+          ...input,
+          config: configBody(input.config),
+          width: input.width ?? undefined,
+          height: input.height ?? undefined,
+        }),
     },
   }
 }

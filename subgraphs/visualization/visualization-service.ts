@@ -1,13 +1,15 @@
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import type { SecretBox } from '../../platform/auth/secrets.js'
-import { hasScope, type Principal } from '../../platform/auth/scopes.js'
+import { createAuthorizer } from '../../platform/auth/authorize.js'
+import type { Principal } from '../../platform/auth/scopes.js'
 import type { ValidationIssue } from '../../platform/errors.js'
+import { isRecord, isUuid } from '../../platform/validation/json-shapes.js'
 import { outboxRow, type EventBus } from '../../platform/events/event-bus.js'
 import type { JobRunner } from '../../platform/jobs/job-runner.js'
 import { recommendCharts } from './analysis/recommend-charts.js'
 import { transformData } from './analysis/transform-data.js'
 import { validateData } from './analysis/validate-data.js'
-import { createChartLinks, exportPath } from './chart-links.js'
+import { chartPaths, createChartLinks, embedCode, exportPath } from './chart-links.js'
 import {
   CHART_EVENTS,
   createChartStream,
@@ -21,6 +23,7 @@ import {
 import { visualizationErrors as errors } from './errors.js'
 import { Prisma, type PrismaClient } from './generated/prisma/client.js'
 import { mergeDataPoints, parseDataPush } from './live-data.js'
+import { rowsToChartData, type RowMapping } from './rows-to-chart-data.js'
 import { listChartTypes } from './render/chart-catalog.js'
 import { MAX_SIZE, MIN_SIZE, validateRenderInput, type ChartConfig, type RenderInput } from './render/chart-input.js'
 import { CHART_FORMATS, DEFAULT_PNG_QUALITY, renderChart, svgToPngAsync, type ChartFormat, type RenderedChart } from './render/render-chart.js'
@@ -28,7 +31,6 @@ import { buildSpec } from './render/vega-lite-spec.js'
 import type { VisualizationConfig } from './visualization-config.js'
 
 const SCHEMA = 'visualization'
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 export const PRUNE_EXPORTS_QUEUE = 'visualization.prune-exports'
 /** Default and largest page of `GET /charts` and of the chart listing. */
 export const PAGE = { default: 50, max: 100 }
@@ -75,8 +77,15 @@ export interface ChartFile {
   filename: string
 }
 
+/** A chart of a run's output: the column mapping, and the render request's config and size. */
+export interface RunChartRequest extends RowMapping {
+  config?: Record<string, unknown>
+  width?: number
+  height?: number
+}
+
 /** Who reads a chart: a credential's principal, or a page holding a chart's embed token. */
-export type Viewer = Principal | { method: 'embed'; id: string; chartId: string }
+export type Viewer = Principal | { method: 'embed'; id: string; chartId: string; scopes: readonly string[] }
 
 /** What the visualization service needs from the platform. */
 export interface VisualizationServiceDeps {
@@ -99,7 +108,6 @@ type ChartChange = Partial<Pick<ChartRow, 'chartType' | 'width' | 'height' | 'da
 type ChartRow = Omit<Prisma.ChartGetPayload<object>, 'svg'>
 const WITHOUT_SVG = { svg: true } as const
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /**
  * The visualization domain: chart types, rendered charts kept with their data, live data
@@ -116,18 +124,13 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
     schema: SCHEMA,
     onError: deps.onError,
     async load(chartId) {
-      const row = UUID.test(chartId) ? await prisma.chart.findUnique({ where: { id: chartId }, select: { id: true, version: true, data: true } }) : null
+      const row = isUuid(chartId) ? await prisma.chart.findUnique({ where: { id: chartId }, select: { id: true, version: true, data: true } }) : null
       return row ? { chartId: row.id, version: row.version, data: row.data as unknown[] } : null
     },
   })
 
-  const authorize = (actor: Viewer | null, action: 'read' | 'write'): Principal => {
-    if (!actor) throw errors.forRole('unauthorized')
-    if (actor.method === 'embed' || !hasScope(actor, `visualization:${action}`)) {
-      throw errors.forRole('forbidden', `This operation needs the scope visualization:${action}`, { requiredScope: `visualization:${action}` })
-    }
-    return actor
-  }
+  // An embed viewer holds no scopes: it passes only the chart read below.
+  const authorize = createAuthorizer(errors, 'visualization')
   // An embed token reads its own chart only; a credential needs the read scope.
   const authorizeChartRead = (viewer: Viewer | null, chartId: string) => {
     if (viewer?.method === 'embed') {
@@ -136,11 +139,12 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
     }
     authorize(viewer, 'read')
   }
+  const originOf = (requestOrigin?: string) => deps.config.publicUrl ?? requestOrigin ?? ''
   const notFound = (id: string) => errors.create('NOT_FOUND', `Chart ${id} not found`, { field: 'chart_id', reason: 'not found' })
   const invalid = (issues: ValidationIssue[]) => errors.invalid(issues)
 
   async function loadRow(id: string): Promise<ChartRow> {
-    const row = UUID.test(id) ? await prisma.chart.findUnique({ where: { id }, omit: WITHOUT_SVG }) : null
+    const row = isUuid(id) ? await prisma.chart.findUnique({ where: { id }, omit: WITHOUT_SVG }) : null
     if (!row) throw notFound(id)
     return row
   }
@@ -246,7 +250,7 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
     renderTimeMs: rendered.renderTimeMs,
   })
 
-  async function createChart(actor: Principal, input: RenderInput, sourceKey?: string): Promise<ChartRecord> {
+  async function createChart(actor: { id: string }, input: RenderInput, sourceKey?: string): Promise<ChartRecord> {
     const rendered = await renderChart(input, 'svg')
     const at = now()
     const row = await prisma.chart.create({
@@ -265,9 +269,6 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
   }
 
   const service = {
-    /** The configured public base URL, if any (see VisualizationConfig). */
-    publicUrl: deps.config.publicUrl,
-
     /** The stream's counters (for metrics and benchmarks). */
     streamStats: () => stream.stats(),
 
@@ -286,23 +287,44 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
     },
 
     /**
-     * The chart of data another service holds (a pipeline run's output), drawn once per
-     * `sourceKey`: asking again with the same key and options returns the same chart.
+     * A pipeline run's output drawn as a chart: the rows become items through `input`'s column
+     * mapping (see rows-to-chart-data.ts), rendered with its config and size. The chart is
+     * kept under a key of the run, the input and the rows, so asking again while the output is
+     * unchanged returns the same chart.
      */
-    async chartFromSource(actor: Principal | null, sourceKey: string, body: unknown): Promise<ChartRecord> {
+    async chartOfRunOutput(actor: Principal | null, output: { runId: string; rows: readonly Record<string, unknown>[] }, input: RunChartRequest): Promise<ChartRecord> {
       const principal = authorize(actor, 'read')
-      const existing = await prisma.chart.findUnique({ where: { sourceKey } })
+      const mapped = rowsToChartData(output.rows, input)
+      if (!mapped.ok) throw invalid(mapped.issues.map((i) => ({ field: `input.${i.field}`, message: i.message })))
+      const digest = createHash('sha256').update(JSON.stringify({ input, rows: output.rows })).digest('base64url')
+      const sourceKey = `run:${output.runId}:${digest}`
+      const existing = await prisma.chart.findUnique({ where: { sourceKey }, omit: WITHOUT_SVG })
       if (existing) return toRecord(existing)
+      const body = { chart_type: input.chartType, data: mapped.data, config: input.config, width: input.width, height: input.height }
       try {
         return await createChart(principal, validated(body), sourceKey)
       } catch (error) {
         // Two requests drew it at once; the first one's chart is the chart.
         if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
-          return toRecord(await prisma.chart.findUniqueOrThrow({ where: { sourceKey } }))
+          return toRecord(await prisma.chart.findUniqueOrThrow({ where: { sourceKey }, omit: WITHOUT_SVG }))
         }
         throw error
       }
     },
+
+    /**
+     * A chart's public links: `renderUrl` (its SVG) and `embedCode` (the live page's iframe),
+     * under TESSERA_PUBLIC_URL, else under `requestOrigin` (the origin the request came in
+     * on), else relative to the server.
+     */
+    chartLinks(chart: ChartRecord, requestOrigin?: string) {
+      const origin = originOf(requestOrigin)
+      const size = { width: chart.width, height: chart.height, ...(chart.config.title ? { title: chart.config.title } : {}) }
+      return { renderUrl: `${origin}${chartPaths(chart.id, chart.embedToken).image('svg')}`, embedCode: embedCode(origin, chart.id, chart.embedToken, size) }
+    },
+
+    /** An export's download link, on the same origin rule as {@link chartLinks}. */
+    downloadUrl: (file: ExportRecord, requestOrigin?: string) => `${originOf(requestOrigin)}${file.downloadPath}`,
 
     async getChart(viewer: Viewer | null, id: string): Promise<ChartRecord> {
       authorizeChartRead(viewer, id)
@@ -374,16 +396,16 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
     },
 
     /** `DELETE /charts/{chart_id}`: the chart and its exports; subscribers are told. */
-    async deleteChart(actor: Principal | null, id: string): Promise<{ id: string }> {
+    async deleteChart(actor: Principal | null, id: string): Promise<{ id: string; message: string }> {
       authorize(actor, 'write')
-      if (!UUID.test(id)) throw notFound(id)
+      if (!isUuid(id)) throw notFound(id)
       const deleted = await prisma.$transaction(async (tx) => {
         const { count } = await tx.chart.deleteMany({ where: { id } })
         if (count > 0) await tx.outboxEvent.create({ data: outboxRow(CHART_EVENTS.deleted, id, { chartId: id }) })
         return count > 0
       })
       if (!deleted) throw notFound(id)
-      return { id }
+      return { id, message: `Chart ${id} deleted` }
     },
 
     /**
@@ -392,7 +414,7 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
      */
     async chartImage(viewer: Viewer | null, id: string, format: 'svg' | 'png'): Promise<ChartFile> {
       authorizeChartRead(viewer, id)
-      const row = UUID.test(id) ? await prisma.chart.findUnique({ where: { id } }) : null
+      const row = isUuid(id) ? await prisma.chart.findUnique({ where: { id } }) : null
       if (!row) throw notFound(id)
       let svg = row.svg
       if (svg === null) {
@@ -472,7 +494,7 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
           ? errors.create('LINK_EXPIRED', `This download link expired at ${new Date(Number(expires) * 1000).toISOString()}; export the chart again`, { field: 'expires', reason: 'expired' })
           : errors.create('LINK_INVALID', undefined, { field: 'signature', reason: 'does not match the link' })
       }
-      const row = UUID.test(exportId) ? await prisma.chartExport.findUnique({ where: { id: exportId } }) : null
+      const row = isUuid(exportId) ? await prisma.chartExport.findUnique({ where: { id: exportId } }) : null
       if (!row) throw errors.create('NOT_FOUND', `Export ${exportId} not found; its chart may have been deleted`, { field: 'export_id', reason: 'not found' })
       return { bytes: Buffer.from(row.bytes), contentType: row.contentType, filename: `chart-${row.chartId}.${row.format}` }
     },
@@ -502,29 +524,36 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
     },
 
     /**
+     * The viewer a chart's embed token stands for, or null. Links (image, spec, embed page)
+     * carry only embed tokens: an API key in a URL would end up in logs and browser history.
+     */
+    embedViewer(token: unknown): Viewer | null {
+      if (typeof token !== 'string' || !links.isEmbedToken(token)) return null
+      const chartId = links.chartOfEmbedToken(token)
+      return chartId ? { method: 'embed', id: `embed:${chartId}`, chartId, scopes: [] } : null
+    },
+
+    /**
      * Who a stream `auth` token stands for: an embed token's chart, or the principal of an API
      * key or access token (`verify`); null when it is neither.
      */
     async authenticate(token: unknown, verify: (credential: string) => Promise<Principal | null>): Promise<Viewer | null> {
       if (typeof token !== 'string' || token.length === 0 || token.length > 500) return null
-      if (links.isEmbedToken(token)) {
-        const chartId = links.chartOfEmbedToken(token)
-        return chartId ? { method: 'embed', id: `embed:${chartId}`, chartId } : null
-      }
-      return verify(token)
+      return links.isEmbedToken(token) ? service.embedViewer(token) : verify(token)
     },
 
     /**
      * Subscribes to a chart's data every `interval` ms (default 1000, 100 to 3,600,000). The
-     * first tick comes at once. Resolves to the function that ends the subscription.
+     * first tick comes at once. Resolves to the function that ends the subscription and the
+     * interval in force.
      */
-    async watchChart(viewer: Viewer | null, chartId: unknown, interval: unknown, listener: StreamListener): Promise<() => void> {
+    async watchChart(viewer: Viewer | null, chartId: unknown, interval: unknown, listener: StreamListener): Promise<{ stop: () => void; intervalMs: number }> {
       if (typeof chartId !== 'string' || chartId.length === 0) throw invalid([{ field: 'chart_id', message: 'is required: the id of a rendered chart' }])
       authorizeChartRead(viewer, chartId)
       const intervalMs = parseInterval(interval)
       const stop = await stream.subscribe(chartId, intervalMs, listener)
       if (!stop) throw notFound(chartId)
-      return stop
+      return { stop, intervalMs }
     },
 
     /**
@@ -535,7 +564,7 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
       let latest: ChartTick | undefined
       let ended = false
       let wake: (() => void) | undefined
-      const stop = await service.watchChart(viewer, chartId, interval, {
+      const { stop } = await service.watchChart(viewer, chartId, interval, {
         tick(tick) {
           latest = tick
           wake?.()

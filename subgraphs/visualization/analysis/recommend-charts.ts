@@ -15,6 +15,7 @@ import type { ValidationIssue } from '../../../platform/errors.js'
 import { findChartType, type ChartFeature } from '../render/chart-catalog.js'
 import { profileFields, type FieldProfile } from './profile-fields.js'
 import { readRows } from './read-rows.js'
+import { isRecord } from '../../../platform/validation/json-shapes.js'
 
 /** Analytic intents the spec lists. */
 export const INTENTS = ['compare_trends', 'compare', 'distribution', 'correlation', 'composition'] as const
@@ -130,14 +131,11 @@ interface Context {
   quantitative: FieldProfile[]
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 function parsePreferences(value: unknown, issues: ValidationIssue[]): RecommendPreferences {
   const preferences: RecommendPreferences = { interactive: false, complexity: 'medium' }
   if (value === undefined) return preferences
-  if (!isObject(value)) {
+  if (!isRecord(value)) {
     issues.push({ field: 'preferences', message: 'must be an object with interactive and complexity' })
     return preferences
   }
@@ -160,7 +158,7 @@ function parsePreferences(value: unknown, issues: ValidationIssue[]): RecommendP
  * body): at most {@link MAX_RECOMMENDATIONS} (3 at low complexity), highest confidence first.
  */
 export function recommendCharts(input: unknown): RecommendChartsOutcome {
-  if (!isObject(input)) return { ok: false, issues: [{ field: 'body', message: 'must be an object with data, intent and preferences' }] }
+  if (!isRecord(input)) return { ok: false, issues: [{ field: 'body', message: 'must be an object with data, intent and preferences' }] }
   const issues: ValidationIssue[] = []
   const read = readRows(input.data)
   if (!read.ok) issues.push(...read.issues)

@@ -14,6 +14,7 @@ import * as aq from 'arquero'
 import type { ColumnTable } from 'arquero'
 import type { ValidationIssue } from '../../../platform/errors.js'
 import { readRows, type Row } from './read-rows.js'
+import { isRecord } from '../../../platform/validation/json-shapes.js'
 
 /** Comparison operators of a filter item. `=` and `==` are the same strict equality. */
 export const FILTER_OPERATORS = ['=', '==', '!=', '>', '>=', '<', '<=', 'in', 'not_in', 'contains', 'starts_with', 'is_null', 'not_null'] as const
@@ -127,9 +128,6 @@ function isScalar(value: unknown): value is Scalar {
   return value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 function unknownFieldProblem(name: string, columns: readonly string[]): string | undefined {
   if (columns.includes(name)) return undefined
@@ -151,7 +149,7 @@ export function parseTransformations(value: unknown, initialColumns: readonly st
   let columns = [...initialColumns]
   value.forEach((item: unknown, i) => {
     const at = `transformations[${i}]`
-    if (!isObject(item)) {
+    if (!isRecord(item)) {
       issues.push({ field: at, message: 'must be an object with a type' })
       return
     }
@@ -280,7 +278,7 @@ function parseAggregation(item: Record<string, unknown>, at: string, columns: re
 }
 
 function parseOperation(entry: unknown, where: string, columns: readonly string[], issues: ValidationIssue[]): AggregateOperation | undefined {
-  if (!isObject(entry)) {
+  if (!isRecord(entry)) {
     issues.push({ field: where, message: 'must be an object { field, op, as? }' })
     return undefined
   }
@@ -323,7 +321,7 @@ function parseOperation(entry: unknown, where: string, columns: readonly string[
  * `distinct` are 0).
  */
 export function transformData(input: unknown): TransformDataOutcome {
-  if (!isObject(input)) return { ok: false, issues: [{ field: 'body', message: 'must be an object with data and transformations' }] }
+  if (!isRecord(input)) return { ok: false, issues: [{ field: 'body', message: 'must be an object with data and transformations' }] }
   const read = readRows(input.data)
   if (!read.ok) return read
   if (read.columns.includes(RESERVED_NAME)) {

@@ -7,6 +7,7 @@
 
 import type { ValidationIssue } from '../../../platform/errors.js'
 import { CHART_TYPE_IDS, findChartType, isChartTypeId, type ChartTypeId } from './chart-catalog.js'
+import { isRecord } from '../../../platform/validation/json-shapes.js'
 
 /** Image size when the request names none, as the spec documents. */
 export const DEFAULT_WIDTH = 800
@@ -344,6 +345,3 @@ function validateSize(value: unknown, field: 'width' | 'height', fallback: numbe
   return value
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
