@@ -24,15 +24,15 @@ import { registerTokenRoute } from '../platform/http/token-route.js'
 import { routeUpgrades } from '../platform/http/route-upgrades.js'
 import { createJobRunner, type JobRunner } from '../platform/jobs/job-runner.js'
 import { createMemoryRateLimitStore, createPostgresRateLimitStore, createRateLimiter } from '../platform/rate-limit/rate-limiter.js'
-import type { ServiceInstance } from '../platform/service-module.js'
+import type { ServiceInstance } from '../platform/service-kit/index.js'
 import { STANDARD_ERRORS, STANDARD_ROLES, standardErrorBody } from '../platform/standard-errors.js'
-import { KNOWN_SCOPES, SERVICES } from './services.js'
+import { KNOWN_SCOPES, SERVICES, migrationsOf } from './services.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
 /** Which part of Tessera this process runs. */
 export type ProcessMode =
-  | { kind: 'all' }
+  | { kind: 'all'; /** Only these services (tests that need a few); every one by default. */ services?: readonly string[] }
   | { kind: 'service'; service: string }
   | { kind: 'gateway'; subgraphUrls: Record<string, string> }
 
@@ -54,7 +54,7 @@ export const PLATFORM_MIGRATIONS: MigrationSet = { schema: 'platform', dir: path
 
 /** Every migration set, platform first. */
 export function allMigrations(services: readonly string[] = Object.keys(SERVICES)): MigrationSet[] {
-  return [PLATFORM_MIGRATIONS, ...services.map((s) => SERVICES[s]!.module.migrations)]
+  return [PLATFORM_MIGRATIONS, ...migrationsOf(services)]
 }
 
 /**
@@ -73,7 +73,7 @@ export async function createTesseraProcess(options: ProcessOptions) {
   }
 
   try {
-    const serviceNames = mode.kind === 'all' ? Object.keys(SERVICES) : mode.kind === 'service' ? [mode.service] : []
+    const serviceNames = mode.kind === 'all' ? [...(mode.services ?? Object.keys(SERVICES))] : mode.kind === 'service' ? [mode.service] : []
     for (const name of serviceNames) if (!SERVICES[name]) throw new ConfigError(`Unknown service "${name}"; known: ${Object.keys(SERVICES).join(', ')}`)
 
     // --- Data ----------------------------------------------------------------------------
@@ -122,16 +122,18 @@ export async function createTesseraProcess(options: ProcessOptions) {
       const bus = events
       cleanups.push(() => bus.close())
       jobs = createJobRunner(db, { onError: (error) => app.log.error({ err: error }, 'job runner') })
+      // Every service writes its events to the platform outbox; old events are pruned hourly.
+      scheduleOutboxPruning(jobs, db)
 
-      for (const name of serviceNames) {
-        const entry = SERVICES[name]!
-        const instance = await entry.module.create({ db, jobs, events, credentials, limiter, logger: app.log, env, secrets, dataDir: path.resolve(config.dataDir) })
+      // Services load in parallel (their imports are the slow part of a start) and start in order.
+      const loaded = await Promise.all(serviceNames.map((name) => SERVICES[name]!.load()))
+      for (const service of loaded) {
+        const name = service.name
+        const instance = await service.core.start({ db, jobs, events, credentials, limiter, logger: app.log, env, secrets, dataDir: path.resolve(config.dataDir) })
         services[name] = instance
         cleanups.push(() => instance.close())
-        // Every service keeps an outbox in its own schema; old events are pruned hourly.
-        scheduleOutboxPruning(jobs, db, entry.module.migrations.schema)
         const store = credentials
-        await app.register(entry.rest, { domain: instance.domain as never, verify: (c) => store.verify(c), limiter })
+        await app.register(service.rest, { domain: instance.domain as never, verify: (c) => store.verify(c), limiter })
       }
 
       // The OAuth 2.0 token endpoint for the development client and any client created with

@@ -1,36 +1,26 @@
-import type { FastifyPluginAsync } from 'fastify'
-import type { Principal } from '../platform/auth/scopes.js'
-import type { RateLimiter } from '../platform/rate-limit/rate-limiter.js'
-import type { ServiceModule } from '../platform/service-module.js'
-import { devicesRestAdapter } from '../rest-adapters/devices/index.js'
-import { devicesModule } from '../subgraphs/devices/index.js'
-import { pipelinesRestAdapter } from '../rest-adapters/pipelines/index.js'
-import { pipelinesModule } from '../subgraphs/pipelines/index.js'
-import { visualizationRestAdapter } from '../rest-adapters/visualization/index.js'
-import { visualizationModule } from '../subgraphs/visualization/index.js'
+import { serviceMigrations, type Service } from '../platform/service-kit/index.js'
+import { DEVICES_SCOPES } from '../subgraphs/devices/scopes.js'
+import { PIPELINES_SCOPES } from '../subgraphs/pipelines/scopes.js'
+import { VISUALIZATION_SCOPES } from '../subgraphs/visualization/scopes.js'
 
-/** What a REST adapter is given. */
-export interface RestAdapterOptions<Domain> {
-  domain: Domain
-  verify(credential: string): Promise<Principal | null>
-  limiter: RateLimiter
+/** A service as the command line knows it before loading it: its scopes, and how to load it. */
+export interface CatalogEntry {
+  scopes: readonly string[]
+  /** Imports the service (its domain, subgraph and REST face) only when a process runs it. */
+  load(): Promise<Service>
 }
 
-/** A service and the REST adapter that speaks its document's v1 interface. */
-export interface ServiceEntry<Domain = never> {
-  module: ServiceModule<Domain>
-  rest: FastifyPluginAsync<RestAdapterOptions<Domain>>
-}
-
-const entry = <Domain>(module: ServiceModule<Domain>, rest: FastifyPluginAsync<RestAdapterOptions<Domain>>) =>
-  ({ module, rest }) as unknown as ServiceEntry
-
+// Services are imported on demand: `tessera --help` or `tessera keys list` must not load
+// Apollo, Vega or DuckDB. The scopes come from each service's small scopes file.
 /** Every service Tessera runs, by name. */
-export const SERVICES: Record<string, ServiceEntry> = {
-  devices: entry(devicesModule, devicesRestAdapter),
-  visualization: entry(visualizationModule, visualizationRestAdapter),
-  pipelines: entry(pipelinesModule, pipelinesRestAdapter),
+export const SERVICES: Record<string, CatalogEntry> = {
+  devices: { scopes: DEVICES_SCOPES, load: async () => (await import('../rest-adapters/devices/index.js')).devicesService as Service },
+  visualization: { scopes: VISUALIZATION_SCOPES, load: async () => (await import('../rest-adapters/visualization/index.js')).visualizationService as Service },
+  pipelines: { scopes: PIPELINES_SCOPES, load: async () => (await import('../rest-adapters/pipelines/index.js')).pipelinesService as Service },
 }
 
 /** Every scope some service checks. */
-export const KNOWN_SCOPES: readonly string[] = Object.values(SERVICES).flatMap((s) => s.module.scopes)
+export const KNOWN_SCOPES: readonly string[] = Object.values(SERVICES).flatMap((s) => s.scopes)
+
+/** The migrations of the named services (without loading them). */
+export const migrationsOf = (names: readonly string[]) => names.map(serviceMigrations)

@@ -8,6 +8,7 @@
 import { parseArgs } from 'node:util'
 import { PrismaClient as PlatformPrisma } from '../platform/generated/prisma/client.js'
 import { createCredentialStore, CredentialError } from '../platform/auth/credential-store.js'
+import type { Environment } from '../platform/auth/scopes.js'
 import { ConfigError, loadPlatformConfig, type PlatformConfig } from '../platform/config.js'
 import { createDatabase, type Database } from '../platform/db/database.js'
 import { applyMigrations } from '../platform/db/migrate.js'
@@ -23,10 +24,15 @@ Commands:
                                      run the gateway over subgraph URLs
                                      (or TESSERA_SUBGRAPH_<NAME>_URL variables)
   migrate                            apply database migrations and exit
-  keys create --name <n> --scopes <s,…>   create an API key (printed once)
+  keys create --name <n> --scopes <s,…> [shape]   create an API key (printed once)
   keys list | keys revoke <id>
-  clients create --name <n> --scopes <s,…> [--client-id <id>]
+  clients create --name <n> --scopes <s,…> [--client-id <id>] [shape]
   clients list | clients revoke <client_id>
+
+Shape of a credential (optional):
+  --environment production|sandbox   the data it acts on (default production)
+  --tier free|pro|enterprise         rate-limit tier, where an interface limits by tier
+  --rate-limit <n>                   its own limit in requests per hour (overrides the tier)
 
 Scopes: "*" (everything), "<service>:*", or "<service>:read" / "<service>:write".
 Environment: PORT, HOST, DATA_DIR, DATABASE_URL, LOG_LEVEL and TESSERA_* (see README).`
@@ -42,6 +48,9 @@ async function main(argv: string[]): Promise<number> {
       name: { type: 'string' },
       scopes: { type: 'string' },
       'client-id': { type: 'string' },
+      environment: { type: 'string' },
+      tier: { type: 'string' },
+      'rate-limit': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -148,24 +157,33 @@ async function manageCredentials(
   kind: 'keys' | 'clients',
   action: string | undefined,
   arg: string | undefined,
-  values: { name?: string; scopes?: string; 'client-id'?: string },
+  values: { name?: string; scopes?: string; 'client-id'?: string; environment?: string; tier?: string; 'rate-limit'?: string },
 ) {
   const scopes = (values.scopes ?? '').split(/[\s,]+/).filter(Boolean)
+  const rateLimit = values['rate-limit']
+  if (rateLimit !== undefined && !/^\d+$/.test(rateLimit)) throw new CredentialError('--rate-limit takes a whole number of requests per hour')
+  const shape = {
+    environment: values.environment as Environment | undefined,
+    tier: values.tier,
+    rateLimitPerHour: rateLimit === undefined ? undefined : Number(rateLimit),
+  }
+  const describe = (c: { scopes: string[]; environment: string; tier: string | null; rateLimitPerHour: number | null }) =>
+    `[${c.scopes.join(' ')}] ${c.environment}${c.tier ? ` tier=${c.tier}` : ''}${c.rateLimitPerHour ? ` limit=${c.rateLimitPerHour}/h` : ''}`
   if (kind === 'keys') {
     if (action === 'create') {
-      const { key, info } = await store.createApiKey({ name: values.name ?? '', scopes })
-      console.log(`API key ${info.id} (${info.scopes.join(' ')})\n  ${key}\nStore it now: it is not shown again.`)
+      const { key, info } = await store.createApiKey({ name: values.name ?? '', scopes, ...shape })
+      console.log(`API key ${info.id} ${describe(info)}\n  ${key}\nStore it now: it is not shown again.`)
     } else if (action === 'list') {
-      for (const k of await store.listApiKeys()) console.log(`${k.id}  ${k.prefix}…  ${k.name}  [${k.scopes.join(' ')}]${k.revokedAt ? '  revoked' : ''}`)
+      for (const k of await store.listApiKeys()) console.log(`${k.id}  ${k.prefix}…  ${k.name}  ${describe(k)}${k.revokedAt ? '  revoked' : ''}`)
     } else if (action === 'revoke' && arg) {
       console.log((await store.revokeApiKey(arg)) ? `revoked ${arg}` : `no live key ${arg}`)
     } else throw new CredentialError('keys create --name <n> --scopes <s,…> | keys list | keys revoke <id>')
   } else {
     if (action === 'create') {
-      const c = await store.createClient({ name: values.name ?? '', scopes, clientId: values['client-id'] })
-      console.log(`OAuth client ${c.clientId} (${c.info.scopes.join(' ')})\n  client_secret ${c.clientSecret}\nStore it now: it is not shown again.`)
+      const c = await store.createClient({ name: values.name ?? '', scopes, clientId: values['client-id'], ...shape })
+      console.log(`OAuth client ${c.clientId} ${describe(c.info)}\n  client_secret ${c.clientSecret}\nStore it now: it is not shown again.`)
     } else if (action === 'list') {
-      for (const c of await store.listClients()) console.log(`${c.clientId}  ${c.name}  [${c.scopes.join(' ')}]${c.revokedAt ? '  revoked' : ''}`)
+      for (const c of await store.listClients()) console.log(`${c.clientId}  ${c.name}  ${describe(c)}${c.revokedAt ? '  revoked' : ''}`)
     } else if (action === 'revoke' && arg) {
       console.log((await store.revokeClient(arg)) ? `revoked ${arg}` : `no live client ${arg}`)
     } else throw new CredentialError('clients create --name <n> --scopes <s,…> | clients list | clients revoke <client_id>')

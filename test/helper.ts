@@ -13,6 +13,8 @@ export { TEST_CREDENTIALS, testEnv }
 export interface BuildOptions {
   env?: Record<string, string>
   mode?: ProcessMode
+  /** Only these services (all-in-one mode): a test that needs one service does not start the rest. */
+  services?: readonly string[]
   /** Listen on a loopback port (for WebSocket tests); inject() needs none. */
   listen?: boolean
 }
@@ -26,7 +28,7 @@ export async function build(options: BuildOptions = {}) {
   const env = testEnv({ PORT: '0', DATA_DIR: dataDir, ...options.env })
   const db = await createDatabase({ kind: 'embedded', dataDir: null, snapshot: new Blob([readFileSync(inject('pgliteSnapshot'))]) })
   const tessera = await createTesseraProcess({
-    mode: options.mode ?? { kind: 'all' },
+    mode: options.mode ?? { kind: 'all', services: options.services },
     config: loadPlatformConfig(env),
     env,
     database: db,

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import type { PrismaClient } from '../generated/prisma/client.js'
 import { generateToken, hashSecret, sha256, verifySecret } from './secrets.js'
-import { hasScope, SCOPE_PATTERN, type Principal } from './scopes.js'
+import { ENVIRONMENTS, hasScope, SCOPE_PATTERN, type Environment, type Principal } from './scopes.js'
 
 /** A credential as listed to its owner: never the secret, only enough to recognise it. */
-export interface ApiKeyInfo {
+export interface ApiKeyInfo extends CredentialShape {
   id: string
   name: string
   prefix: string
@@ -14,13 +14,23 @@ export interface ApiKeyInfo {
 }
 
 /** An OAuth client as listed: never its secret. */
-export interface OAuthClientInfo {
+export interface OAuthClientInfo extends CredentialShape {
   clientId: string
   name: string
   scopes: string[]
   createdAt: Date
   revokedAt: Date | null
 }
+
+/** What a credential carries besides its scopes. */
+export interface CredentialShape {
+  environment: Environment
+  tier: string | null
+  rateLimitPerHour: number | null
+}
+
+/** Optional shape given when a credential is created; production, no tier and no own limit by default. */
+export type CredentialShapeInput = Partial<CredentialShape>
 
 /** The outcome of a token request, in RFC 6749 §5 terms. */
 export type TokenResult =
@@ -67,6 +77,18 @@ export function createCredentialStore(prisma: PrismaClient, options: CredentialS
     return options.knownScopes.some((k) => k === scope || (scope.endsWith(':*') && k.startsWith(`${service}:`)))
   }
 
+  function checkShape(input: CredentialShapeInput): CredentialShape {
+    const environment = input.environment ?? 'production'
+    if (!ENVIRONMENTS.includes(environment)) throw new CredentialError(`Unknown environment "${environment}"; known: ${ENVIRONMENTS.join(', ')}`)
+    const tier = input.tier ?? null
+    if (tier !== null && !/^[a-z][a-z0-9_-]{0,31}$/.test(tier)) throw new CredentialError(`Invalid tier "${tier}": lower-case letters, digits, - and _`)
+    const rateLimitPerHour = input.rateLimitPerHour ?? null
+    if (rateLimitPerHour !== null && (!Number.isInteger(rateLimitPerHour) || rateLimitPerHour < 1)) {
+      throw new CredentialError('The rate limit must be a whole number of requests per hour, 1 or more')
+    }
+    return { environment, tier, rateLimitPerHour }
+  }
+
   function checkScopes(scopes: readonly string[]): string[] {
     if (scopes.length === 0) throw new CredentialError('At least one scope is required')
     for (const s of scopes) {
@@ -77,7 +99,7 @@ export function createCredentialStore(prisma: PrismaClient, options: CredentialS
 
   return {
     /** Creates an API key; the returned `key` is the only time it is ever visible. */
-    async createApiKey(input: { name: string; scopes: readonly string[]; key?: string }) {
+    async createApiKey(input: { name: string; scopes: readonly string[]; key?: string } & CredentialShapeInput) {
       if (!input.name.trim()) throw new CredentialError('A name is required')
       const key = input.key ?? generateToken(API_KEY_PREFIX)
       const row = await prisma.apiKey.create({
@@ -87,6 +109,7 @@ export function createCredentialStore(prisma: PrismaClient, options: CredentialS
           prefix: key.slice(0, API_KEY_PREFIX.length + 6),
           keyHash: sha256(key),
           scopes: checkScopes(input.scopes),
+          ...checkShape(input),
         },
       })
       return { key, info: toKeyInfo(row) }
@@ -104,12 +127,12 @@ export function createCredentialStore(prisma: PrismaClient, options: CredentialS
     },
 
     /** Registers an OAuth client; a secret is generated unless one is given, and shown once. */
-    async createClient(input: { name: string; scopes: readonly string[]; clientId?: string; clientSecret?: string }) {
+    async createClient(input: { name: string; scopes: readonly string[]; clientId?: string; clientSecret?: string } & CredentialShapeInput) {
       if (!input.name.trim()) throw new CredentialError('A name is required')
       const clientId = input.clientId ?? `tsc_${randomUUID().replaceAll('-', '')}`
       const clientSecret = input.clientSecret ?? generateToken('tss_')
       const row = await prisma.oAuthClient.create({
-        data: { clientId, name: input.name.trim(), secretHash: await hashSecret(clientSecret), scopes: checkScopes(input.scopes) },
+        data: { clientId, name: input.name.trim(), secretHash: await hashSecret(clientSecret), scopes: checkScopes(input.scopes), ...checkShape(input) },
       })
       return { clientId, clientSecret, info: toClientInfo(row) }
     },
@@ -138,7 +161,7 @@ export function createCredentialStore(prisma: PrismaClient, options: CredentialS
       const valid = client && !client.revokedAt && (await verifySecret(input.clientSecret, client.secretHash))
       if (!client || !valid) return { ok: false, error: 'invalid_client', description: 'Client authentication failed' }
       const requested = input.scope?.trim() ? input.scope.trim().split(/\s+/) : client.scopes
-      const holder: Principal = { id: `client:${client.clientId}`, method: 'access_token', scopes: client.scopes }
+      const holder: Principal = { id: `client:${client.clientId}`, method: 'access_token', scopes: client.scopes, ...shapeOf(client) }
       const denied = requested.filter((s) => !known(s) || !hasScope(holder, s))
       if (denied.length) {
         return { ok: false, error: 'invalid_scope', description: `Scope not granted to this client: ${denied.join(' ')}` }
@@ -171,12 +194,12 @@ export function createCredentialStore(prisma: PrismaClient, options: CredentialS
       if (credential.startsWith(ACCESS_TOKEN_PREFIX)) {
         const token = await prisma.oAuthToken.findUnique({ where: { tokenHash: hash }, include: { client: true } })
         if (token && token.expiresAt.getTime() > now && !token.client.revokedAt) {
-          principal = { id: `client:${token.clientId}`, method: 'access_token', scopes: token.scopes }
+          principal = { id: `client:${token.clientId}`, method: 'access_token', scopes: token.scopes, ...shapeOf(token.client) }
           until = Math.min(until, token.expiresAt.getTime())
         }
       } else {
         const key = await prisma.apiKey.findUnique({ where: { keyHash: hash } })
-        if (key && !key.revokedAt) principal = { id: `key:${key.id}`, method: 'api_key', scopes: key.scopes }
+        if (key && !key.revokedAt) principal = { id: `key:${key.id}`, method: 'api_key', scopes: key.scopes, ...shapeOf(key) }
       }
       remember(hash, principal, until)
       return principal
@@ -193,10 +216,14 @@ export function createCredentialStore(prisma: PrismaClient, options: CredentialS
 /** The credential store's interface. */
 export type CredentialStore = ReturnType<typeof createCredentialStore>
 
-function toKeyInfo(row: ApiKeyInfo & { keyHash?: string }): ApiKeyInfo {
-  return { id: row.id, name: row.name, prefix: row.prefix, scopes: row.scopes, createdAt: row.createdAt, revokedAt: row.revokedAt }
+function shapeOf(row: { environment: string; tier: string | null; rateLimitPerHour: number | null }): CredentialShape {
+  return { environment: row.environment as Environment, tier: row.tier, rateLimitPerHour: row.rateLimitPerHour }
 }
 
-function toClientInfo(row: OAuthClientInfo & { secretHash?: string }): OAuthClientInfo {
-  return { clientId: row.clientId, name: row.name, scopes: row.scopes, createdAt: row.createdAt, revokedAt: row.revokedAt }
+function toKeyInfo(row: Omit<ApiKeyInfo, 'environment'> & { environment: string; keyHash?: string }): ApiKeyInfo {
+  return { id: row.id, name: row.name, prefix: row.prefix, scopes: row.scopes, ...shapeOf(row), createdAt: row.createdAt, revokedAt: row.revokedAt }
+}
+
+function toClientInfo(row: Omit<OAuthClientInfo, 'environment'> & { environment: string; secretHash?: string }): OAuthClientInfo {
+  return { clientId: row.clientId, name: row.name, scopes: row.scopes, ...shapeOf(row), createdAt: row.createdAt, revokedAt: row.revokedAt }
 }

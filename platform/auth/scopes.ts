@@ -5,7 +5,19 @@ export interface Principal {
   /** How the caller proved who it is. */
   method: 'api_key' | 'access_token'
   scopes: readonly string[]
+  /** The data the caller acts on: interfaces with a sandbox keep its records apart. */
+  environment: Environment
+  /** Rate-limit tier of the credential (`free`, `pro`, `enterprise`), where an interface limits by tier. */
+  tier?: string | null
+  /** Per-credential limit (requests per hour) that overrides the tier's. */
+  rateLimitPerHour?: number | null
 }
+
+/** Where a credential acts: the live data, or a sandbox whose data is kept apart. */
+export type Environment = 'production' | 'sandbox'
+
+/** The environments a credential may be created for. */
+export const ENVIRONMENTS: readonly Environment[] = ['production', 'sandbox']
 
 /**
  * Scope check. `*` grants everything and `<service>:*` every scope of one service,

@@ -27,6 +27,25 @@ export function outboxRow(type: string, aggregateId: string, payload: object): O
   return { id: randomUUID(), type, aggregateId, payload: JSON.parse(JSON.stringify(payload)) as object }
 }
 
+/** Anything that runs raw SQL: a service's Prisma client or its interactive transaction. */
+export interface RawSqlClient {
+  $executeRawUnsafe(sql: string, ...values: unknown[]): Promise<number>
+}
+
+/**
+ * Writes events to the platform outbox on the caller's connection: pass the transaction
+ * client, and the events commit (and are announced) with the change, or not at all.
+ */
+export async function writeOutbox(client: RawSqlClient, service: string, rows: readonly OutboxRow[]): Promise<void> {
+  if (rows.length === 0) return
+  await client.$executeRawUnsafe(
+    `INSERT INTO platform.outbox (id, service, type, aggregate_id, payload)
+     SELECT (r->>'id')::uuid, $1, r->>'type', r->>'aggregateId', r->'payload' FROM jsonb_array_elements($2::jsonb) AS r`,
+    service,
+    JSON.stringify(rows),
+  )
+}
+
 /** What a subscriber wants to hear. */
 export interface EventFilter {
   schema: string
@@ -69,9 +88,8 @@ export async function createEventBus(db: Database, options: EventBusOptions = {}
       return
     }
     if (event.payload !== undefined) return deliver(event)
-    // Too large for a notification: read it back from the outbox that holds it.
-    if (!/^[a-z_][a-z0-9_]*$/.test(event.schema)) return
-    db.query<{ payload: unknown }>(`SELECT payload FROM "${event.schema}".outbox WHERE id = $1`, [event.id])
+    // Too large for a notification: read it back from the outbox.
+    db.query<{ payload: unknown }>('SELECT payload FROM platform.outbox WHERE id = $1', [event.id])
       .then(([row]) => row && deliver({ ...event, payload: row.payload }))
       .catch((error: unknown) => options.onError?.(error))
   }

@@ -6,7 +6,7 @@ import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/res
 import type { Principal } from '../auth/scopes.js'
 import { principalFromHeaders } from '../auth/verify-headers.js'
 import type { ErrorRegistry } from '../errors.js'
-import type { ServiceRuntime } from '../service-module.js'
+import type { ServiceRuntime } from '../service-kit/service-runtime.js'
 import { createSubgraph, type Subgraph } from './subgraph.js'
 
 const schemaDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../schema')

@@ -129,6 +129,9 @@ export function installRestEdge(scope: FastifyInstance, options: RestEdgeOptions
   }
 }
 
+/** An interface's installed edge. */
+export type RestEdge = ReturnType<typeof installRestEdge>
+
 /** Maps framework errors to the service's codes; undefined for real faults. */
 function toTesseraError(error: FastifyError | TesseraError, errors: ErrorRegistry): TesseraError | undefined {
   if (error instanceof TesseraError) return error

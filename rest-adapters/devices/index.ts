@@ -1,14 +1,10 @@
+import { defineService } from '../../platform/service-kit/index.js'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
-import type { Principal } from '../../platform/auth/scopes.js'
 import { renameFields } from '../../platform/errors.js'
-import { serveOpenApi } from '../../platform/http/openapi.js'
-import { installRestEdge } from '../../platform/http/rest-edge.js'
-import type { RateLimiter } from '../../platform/rate-limit/rate-limiter.js'
-import { standardErrorBody } from '../../platform/standard-errors.js'
 import {
   CIRCUIT_LIMITS,
   SUPPORTED_GATES,
-  devicesErrors,
+  devicesCore,
   type AlertRecord,
   type CircuitRecord,
   type DevicesService,
@@ -16,13 +12,6 @@ import {
   type DwellEventRecord,
   type SignalRecord,
 } from '../../subgraphs/devices/index.js'
-
-/** Options of the device gateway's REST adapter. */
-export interface DevicesRestOptions {
-  domain: DevicesService
-  verify(credential: string): Promise<Principal | null>
-  limiter: RateLimiter
-}
 
 const id = { type: 'string', minLength: 1, maxLength: 200 } as const
 const params = (name: string) => ({ type: 'object', required: [name], properties: { [name]: id } }) as const
@@ -32,22 +21,14 @@ const params = (name: string) => ({ type: 'object', required: [name], properties
  * documented POSTs, plus the reads and alert actions a client of such a gateway needs
  * (documented in docs/devices.md as extensions).
  */
-export const devicesRestAdapter: FastifyPluginAsync<DevicesRestOptions> = async (app: FastifyInstance, options) => {
-  const { domain } = options
-  const edge = installRestEdge(app, {
-    errors: devicesErrors,
-    errorBody: (error, request) => standardErrorBody(error, request.id),
-    verify: options.verify,
-    limiter: options.limiter,
-    realm: 'tessera-devices',
-  })
-  for (const prefix of ['/v1/aac', '/v1/medical', '/v1/quantum']) app.claimPrefix(prefix, edge)
-  serveOpenApi(app, {
-    service: 'devices',
+export const devicesService = defineService(devicesCore, {
+  prefixes: ['/v1/aac', '/v1/medical', '/v1/quantum'],
+  openapi: {
     title: 'Tessera device gateway',
     description: 'Assistive signals with dwell detection, medical alerts, quantum circuits (v1).',
-    errors: devicesErrors,
-  })
+  },
+  realm: 'tessera-devices',
+  async routes(app, { domain }) {
 
   // --- Signals -----------------------------------------------------------------------------
   app.post('/v1/aac/signal', {
@@ -179,7 +160,8 @@ export const devicesRestAdapter: FastifyPluginAsync<DevicesRestOptions> = async 
     gates: SUPPORTED_GATES.map((g) => ({ name: g.name, qubits: g.arity, parametric: g.parametric, aliases: g.aliases, description: g.description })),
     limits: { max_qubits: CIRCUIT_LIMITS.maxQubits, max_gates: CIRCUIT_LIMITS.maxGates, max_shots: CIRCUIT_LIMITS.maxShots },
   }))
-}
+  },
+})
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null)
 

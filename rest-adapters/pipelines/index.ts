@@ -1,17 +1,6 @@
+import { defineService } from '../../platform/service-kit/index.js'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
-import type { Principal } from '../../platform/auth/scopes.js'
-import { serveOpenApi } from '../../platform/http/openapi.js'
-import { installRestEdge } from '../../platform/http/rest-edge.js'
-import type { RateLimiter } from '../../platform/rate-limit/rate-limiter.js'
-import { standardErrorBody } from '../../platform/standard-errors.js'
-import { pipelinesErrors, type LogRecord, type PipelineRecord, type PipelinesService, type RunRecord } from '../../subgraphs/pipelines/index.js'
-
-/** Options of the pipelines REST adapter. */
-export interface PipelinesRestOptions {
-  domain: PipelinesService
-  verify(credential: string): Promise<Principal | null>
-  limiter: RateLimiter
-}
+import { pipelinesCore, type LogRecord, type PipelineRecord, type PipelinesService, type RunRecord } from '../../subgraphs/pipelines/index.js'
 
 const id = { type: 'string', minLength: 1, maxLength: 200 } as const
 const params = (name: string) => ({ type: 'object', required: [name], properties: { [name]: id } }) as const
@@ -21,22 +10,14 @@ const params = (name: string) => ({ type: 'object', required: [name], properties
  * documented endpoints, plus a pipeline listing. Errors use the document's codes in
  * Tessera's error body (rest-adapters/pipelines/README.md).
  */
-export const pipelinesRestAdapter: FastifyPluginAsync<PipelinesRestOptions> = async (app: FastifyInstance, options) => {
-  const { domain } = options
-  const edge = installRestEdge(app, {
-    errors: pipelinesErrors,
-    errorBody: (error, request) => standardErrorBody(error, request.id),
-    verify: options.verify,
-    limiter: options.limiter,
-    realm: 'tessera-pipelines',
-  })
-  for (const prefix of ['/v1/pipelines', '/v1/connectors', '/v1/runs']) app.claimPrefix(prefix, edge)
-  serveOpenApi(app, {
-    service: 'pipelines',
+export const pipelinesService = defineService(pipelinesCore, {
+  prefixes: ['/v1/pipelines', '/v1/connectors', '/v1/runs'],
+  openapi: {
     title: 'Tessera data integration pipelines',
     description: 'Pipelines, connectors, runs and run logs (v1).',
-    errors: pipelinesErrors,
-  })
+  },
+  realm: 'tessera-pipelines',
+  async routes(app, { domain }) {
 
   app.post('/v1/pipelines', {
     schema: {
@@ -117,7 +98,8 @@ export const pipelinesRestAdapter: FastifyPluginAsync<PipelinesRestOptions> = as
     const logs = await domain.getRunLogs(request.principal, run_id)
     return { run_id, logs: logs.map(logBody) }
   })
-}
+  },
+})
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null)
 

@@ -1,18 +1,14 @@
+import { defineService } from '../../platform/service-kit/index.js'
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import type { Principal } from '../../platform/auth/scopes.js'
-import { serveOpenApi } from '../../platform/http/openapi.js'
-import { installRestEdge } from '../../platform/http/rest-edge.js'
-import type { RateLimiter } from '../../platform/rate-limit/rate-limiter.js'
-import { standardErrorBody } from '../../platform/standard-errors.js'
 import {
   chartPaths,
   DEFAULT_INTERVAL_MS,
   STREAM_PATH,
   VIZ_BASE_PATH,
-  visualizationErrors,
+  visualizationCore,
   type ChartRecord,
   type ExportRecord,
   type Viewer,
@@ -20,13 +16,6 @@ import {
 } from '../../subgraphs/visualization/index.js'
 import { embedPage } from './embed-page.js'
 import { createStreamSocket } from './stream-socket.js'
-
-/** Options of the visualization REST adapter. */
-export interface VisualizationRestOptions {
-  domain: VisualizationService
-  verify(credential: string): Promise<Principal | null>
-  limiter: RateLimiter
-}
 
 /** Request bodies carrying data may be larger than the process default: a 100,000-value histogram is about 2 MB. */
 export const DATA_BODY_LIMIT = 16 * 1024 * 1024
@@ -49,24 +38,16 @@ const ASSETS: Record<string, string> = {
  * service needs besides (rest-adapters/visualization/README.md): the image behind
  * `render_url`, the live page behind `embed_code`, signed export downloads, pushing data.
  */
-export const visualizationRestAdapter: FastifyPluginAsync<VisualizationRestOptions> = async (app: FastifyInstance, options) => {
-  const { domain } = options
-  const edge = installRestEdge(app, {
-    errors: visualizationErrors,
-    errorBody: (error, request) => standardErrorBody(error, request.id),
-    verify: options.verify,
-    limiter: options.limiter,
-    realm: 'tessera-visualization',
-  })
-  app.claimPrefix(base, edge)
-  serveOpenApi(app, {
-    service: 'visualization',
+export const visualizationService = defineService(visualizationCore, {
+  prefixes: [VIZ_BASE_PATH],
+  openapi: {
     title: 'Tessera data visualization',
     description: 'Chart types, rendering, live chart data, exports, data validation and transforms, chart recommendation (v1).',
-    errors: visualizationErrors,
-  })
+  },
+  realm: 'tessera-visualization',
+  async routes(app, { domain, edge, verify, limiter }) {
 
-  const stream = createStreamSocket({ domain, verify: options.verify, limiter: options.limiter, onError: (error) => app.log.warn({ err: error }, 'chart stream') })
+  const stream = createStreamSocket({ domain, verify: verify, limiter: limiter, onError: (error) => app.log.warn({ err: error }, 'chart stream') })
   app.webSocketRoutes[STREAM_PATH] = stream.handleUpgrade
   app.addHook('preClose', async () => stream.close())
 
@@ -230,7 +211,7 @@ export const visualizationRestAdapter: FastifyPluginAsync<VisualizationRestOptio
     schema: { params: { type: 'object', required: ['file'], properties: { file: { type: 'string', maxLength: 100 } } } },
   }, async (request, reply) => {
     const name = (request.params as { file: string }).file
-    if (!Object.hasOwn(ASSETS, name)) throw visualizationErrors.create('NOT_FOUND', `No asset ${name}`, { field: 'file', reason: 'not found' })
+    if (!Object.hasOwn(ASSETS, name)) throw visualizationCore.errors.create('NOT_FOUND', `No asset ${name}`, { field: 'file', reason: 'not found' })
     const file = ASSETS[name] as string
     return reply.header('content-type', 'text/javascript; charset=utf-8').header('cache-control', 'public, max-age=86400').send(await readFile(file))
   })
@@ -246,7 +227,8 @@ export const visualizationRestAdapter: FastifyPluginAsync<VisualizationRestOptio
     const file = await domain.openExport((request.params as { export_id: string }).export_id, expires, signature)
     return sendFile(reply, file)
   })
-}
+  },
+})
 
 function sendFile(reply: FastifyReply, file: { bytes: Buffer; contentType: string; filename: string }) {
   return reply

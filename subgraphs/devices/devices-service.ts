@@ -4,7 +4,7 @@ import { createAuthorizer } from '../../platform/auth/authorize.js'
 import type { Principal } from '../../platform/auth/scopes.js'
 import { isUuid } from '../../platform/validation/json-shapes.js'
 import type { ValidationIssue } from '../../platform/errors.js'
-import { outboxRow, type EventBus, type OutboxRow } from '../../platform/events/event-bus.js'
+import { outboxRow, writeOutbox as appendOutbox, type EventBus, type OutboxRow } from '../../platform/events/event-bus.js'
 import { mapAsyncIterator } from '../../platform/events/map-async-iterator.js'
 import type { JobRunner } from '../../platform/jobs/job-runner.js'
 import { ALERT_PRIORITIES, ALERT_STATUSES, nextStatus, prioritiesAtLeast, type AlertAction, type AlertPriority, type AlertStatus } from './alert-lifecycle.js'
@@ -117,7 +117,7 @@ export function createDevicesService(deps: DevicesServiceDeps) {
   const authorize = createAuthorizer(errors, 'devices')
   const invalid = (issues: ValidationIssue[]) => errors.invalid(issues)
   const notFound = (what: string, id: string) => errors.create('NOT_FOUND', `${what} ${id} not found`, { field: 'id', reason: 'not found' })
-  const writeOutbox = (tx: Tx, rows: OutboxRow[]) => (rows.length ? tx.outboxEvent.createMany({ data: rows }) : Promise.resolve())
+  const writeOutbox = (tx: Tx, rows: OutboxRow[]) => appendOutbox(tx, 'devices', rows)
 
   const escalateAfter = (priority: AlertPriority) => new Date(now().getTime() + config.escalation.delaySeconds[priority] * 1000)
 

@@ -4,7 +4,7 @@ import { createAuthorizer } from '../../platform/auth/authorize.js'
 import type { Principal } from '../../platform/auth/scopes.js'
 import { isUuid } from '../../platform/validation/json-shapes.js'
 import type { ValidationIssue } from '../../platform/errors.js'
-import { outboxRow, type EventBus } from '../../platform/events/event-bus.js'
+import { outboxRow, writeOutbox, type EventBus } from '../../platform/events/event-bus.js'
 import { mapAsyncIterator } from '../../platform/events/map-async-iterator.js'
 import type { JobRunner } from '../../platform/jobs/job-runner.js'
 import { ConnectionError, ConnectorConfigError, type Column, type ConnectorContext, type Row } from './connectors/connector.js'
@@ -117,12 +117,10 @@ export function createPipelinesService(deps: PipelinesServiceDeps) {
       const run = toRun(row)
       const at = now()
       await tx.runLog.create({ data: { runId: id, level: 'INFO', message: `Run queued (${trigger})`, timestamp: at } })
-      await tx.outboxEvent.createMany({
-        data: [
-          outboxRow(RUN_EVENTS.updated, id, run),
-          outboxRow(RUN_EVENTS.log, id, { runId: id, timestamp: at.toISOString(), level: 'INFO', message: `Run queued (${trigger})` }),
-        ],
-      })
+      await writeOutbox(tx, 'pipelines', [
+        outboxRow(RUN_EVENTS.updated, id, run),
+        outboxRow(RUN_EVENTS.log, id, { runId: id, timestamp: at.toISOString(), level: 'INFO', message: `Run queued (${trigger})` }),
+      ])
       await jobs.send(RUN_QUEUE, { runId: id }, { tx })
       return run
     } catch (error) {
@@ -217,7 +215,7 @@ export function createPipelinesService(deps: PipelinesServiceDeps) {
         const running = await tx.run.findFirst({ where: { pipelineId: id, status: 'running' } })
         if (running) {
           await tx.run.update({ where: { id: running.id }, data: { status: 'cancelled', completedAt: now(), errorMessage: 'Pipeline deleted' } })
-          await tx.outboxEvent.create({ data: outboxRow(RUN_EVENTS.updated, running.id, { ...toRun(running), status: 'cancelled', completedAt: now() }) })
+          await writeOutbox(tx, 'pipelines', [outboxRow(RUN_EVENTS.updated, running.id, { ...toRun(running), status: 'cancelled', completedAt: now() })])
         }
         await tx.pipeline.delete({ where: { id } })
         return { id, cancelledRun: running?.id ?? null }

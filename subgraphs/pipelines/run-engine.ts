@@ -1,5 +1,5 @@
 import type { SecretBox } from '../../platform/auth/secrets.js'
-import { outboxRow } from '../../platform/events/event-bus.js'
+import { outboxRow, writeOutbox } from '../../platform/events/event-bus.js'
 import { ConnectionError, ConnectorConfigError, type ConnectorContext, type Row, type Writer } from './connectors/connector.js'
 import { findConnector } from './connectors/index.js'
 import type { Prisma, PrismaClient } from './generated/prisma/client.js'
@@ -47,14 +47,14 @@ export function createRunEngine(deps: RunEngineDeps) {
   async function log(runId: string, level: LogLevel, message: string) {
     await prisma.$transaction(async (tx) => {
       const row = await tx.runLog.create({ data: { runId, level, message, timestamp: deps.now() } })
-      await tx.outboxEvent.create({
-        data: outboxRow(RUN_EVENTS.log, runId, { runId, timestamp: row.timestamp.toISOString(), level, message }),
-      })
+      await writeOutbox(tx, 'pipelines', [
+        outboxRow(RUN_EVENTS.log, runId, { runId, timestamp: row.timestamp.toISOString(), level, message }),
+      ])
     })
   }
 
   async function publishRun(tx: Prisma.TransactionClient, run: RunRecord) {
-    await tx.outboxEvent.create({ data: outboxRow(RUN_EVENTS.updated, run.id, run) })
+    await writeOutbox(tx, 'pipelines', [outboxRow(RUN_EVENTS.updated, run.id, run)])
   }
 
   async function finish(runId: string, outcome: { status: 'success' | 'failed'; code?: string; message?: string; cursorTo?: unknown; read: number; processed: number }, pipelineId: string, cursorColumn: string | null) {
@@ -151,7 +151,7 @@ export function createRunEngine(deps: RunEngineDeps) {
               return
             }
             const progress = toRun(await prisma.run.findUniqueOrThrow({ where: { id: runId } }))
-            await prisma.outboxEvent.create({ data: outboxRow(RUN_EVENTS.updated, runId, progress) })
+            await writeOutbox(prisma, 'pipelines', [outboxRow(RUN_EVENTS.updated, runId, progress)])
           }
           if (read >= nextLog) {
             nextLog += LOG_EVERY_ROWS

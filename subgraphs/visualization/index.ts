@@ -1,11 +1,10 @@
-import { fileURLToPath } from 'node:url'
-import { createServiceSubgraph } from '../../platform/graphql/create-service-subgraph.js'
-import type { ServiceModule } from '../../platform/service-module.js'
+import { defineServiceCore } from '../../platform/service-kit/index.js'
 import { visualizationErrors } from './errors.js'
 import { PrismaClient } from './generated/prisma/client.js'
 import { createVisualizationResolvers } from './resolvers.js'
+import { VISUALIZATION_SCOPES } from './scopes.js'
 import { loadVisualizationConfig } from './visualization-config.js'
-import { createVisualizationService, type VisualizationService } from './visualization-service.js'
+import { createVisualizationService } from './visualization-service.js'
 
 export { visualizationErrors } from './errors.js'
 export { STREAM_PATH, VIZ_BASE_PATH, chartPaths, escapeHtml } from './chart-links.js'
@@ -13,35 +12,20 @@ export { DEFAULT_INTERVAL_MS, MAX_INTERVAL_MS, MIN_INTERVAL_MS, type ChartTick }
 export { PAGE, type ChartRecord, type ExportRecord, type Viewer, type VisualizationService } from './visualization-service.js'
 
 /** The visualization service: chart types, rendered charts, exports, analysis and the live stream. */
-export const visualizationModule: ServiceModule<VisualizationService> = {
+export const visualizationCore = defineServiceCore({
   name: 'visualization',
-  scopes: ['visualization:read', 'visualization:write'],
-  migrations: { schema: 'visualization', dir: fileURLToPath(new URL('./prisma/migrations', import.meta.url)) },
-  async create(runtime) {
-    const config = loadVisualizationConfig(runtime.env)
-    const prisma = new PrismaClient(runtime.db.prismaOptions())
-    const domain = createVisualizationService({
+  scopes: VISUALIZATION_SCOPES,
+  errors: visualizationErrors,
+  prisma: PrismaClient,
+  createDomain: ({ runtime, prisma }) =>
+    createVisualizationService({
       prisma,
       events: runtime.events,
       secrets: runtime.secrets,
-      config,
+      config: loadVisualizationConfig(runtime.env),
       onError: (error) => runtime.logger.error({ err: error }, 'visualization stream'),
-    })
-    domain.registerJobs(runtime.jobs)
-    const subgraph = createServiceSubgraph({
-      name: 'visualization',
-      resolvers: createVisualizationResolvers(domain),
-      errors: visualizationErrors,
-      runtime,
-      extend: () => ({}),
-    })
-    return {
-      domain,
-      subgraph,
-      close: async () => {
-        await domain.close()
-        await prisma.$disconnect()
-      },
-    }
-  },
-}
+    }),
+  jobs: (domain, jobs) => domain.registerJobs(jobs),
+  resolvers: createVisualizationResolvers,
+  close: (domain) => domain.close(),
+})

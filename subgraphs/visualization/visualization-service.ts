@@ -4,7 +4,7 @@ import { createAuthorizer } from '../../platform/auth/authorize.js'
 import type { Principal } from '../../platform/auth/scopes.js'
 import type { ValidationIssue } from '../../platform/errors.js'
 import { isRecord, isUuid } from '../../platform/validation/json-shapes.js'
-import { outboxRow, type EventBus } from '../../platform/events/event-bus.js'
+import { outboxRow, writeOutbox, type EventBus } from '../../platform/events/event-bus.js'
 import type { JobRunner } from '../../platform/jobs/job-runner.js'
 import { recommendCharts } from './analysis/recommend-charts.js'
 import { transformData } from './analysis/transform-data.js'
@@ -207,8 +207,8 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
         WHERE id = ${row.id}::uuid AND version = ${row.version}
         RETURNING id
       )
-      INSERT INTO visualization.outbox (id, type, aggregate_id, payload)
-      SELECT ${event.id}::uuid, ${event.type}, ${event.aggregateId}, ${JSON.stringify(event.payload)}::jsonb FROM updated
+      INSERT INTO platform.outbox (id, service, type, aggregate_id, payload)
+      SELECT ${event.id}::uuid, ${SCHEMA}, ${event.type}, ${event.aggregateId}, ${JSON.stringify(event.payload)}::jsonb FROM updated
       RETURNING aggregate_id AS id`
     return written.length > 0 ? next : null
   }
@@ -401,7 +401,7 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
       if (!isUuid(id)) throw notFound(id)
       const deleted = await prisma.$transaction(async (tx) => {
         const { count } = await tx.chart.deleteMany({ where: { id } })
-        if (count > 0) await tx.outboxEvent.create({ data: outboxRow(CHART_EVENTS.deleted, id, { chartId: id }) })
+        if (count > 0) await writeOutbox(tx, SCHEMA, [outboxRow(CHART_EVENTS.deleted, id, { chartId: id })])
         return count > 0
       })
       if (!deleted) throw notFound(id)

@@ -13,17 +13,17 @@ describe('device gateway outbox retention', () => {
   it('writes an outbox event with each change and prunes only events past retention', async () => {
     const res = await t.app.inject({ method: 'POST', url: '/v1/medical/alert', headers: t.auth, payload: { device_id: 'prune-1', priority: 'low' } })
     const id = res.json().alert_id
-    const rows = await t.db!.query<{ type: string }>('SELECT type FROM devices.outbox WHERE aggregate_id = $1', [id])
+    const rows = await t.db!.query<{ type: string }>("SELECT type FROM platform.outbox WHERE service = 'devices' AND aggregate_id = $1", [id])
     expect(rows.map((r) => r.type)).toEqual(['alert.raised'])
-    expect(await pruneOutbox(t.db!, 'devices')).toBe(0)
-    await t.db!.query("UPDATE devices.outbox SET occurred_at = now() - interval '8 days' WHERE aggregate_id = $1", [id])
-    expect(await pruneOutbox(t.db!, 'devices')).toBe(1)
-    expect(await t.db!.query('SELECT 1 FROM devices.outbox WHERE aggregate_id = $1', [id])).toEqual([])
+    expect(await pruneOutbox(t.db!)).toBe(0)
+    await t.db!.query("UPDATE platform.outbox SET occurred_at = now() - interval '8 days' WHERE aggregate_id = $1", [id])
+    expect(await pruneOutbox(t.db!)).toBe(1)
+    expect(await t.db!.query('SELECT 1 FROM platform.outbox WHERE aggregate_id = $1', [id])).toEqual([])
   })
 
   it('schedules the pruning hourly on the job queue', async () => {
     const schedules = await t.db!.query<{ name: string; cron: string }>('SELECT name, cron FROM pgboss.schedule')
-    expect(schedules).toContainEqual(expect.objectContaining({ name: 'devices.outbox-prune', cron: '17 * * * *' }))
+    expect(schedules).toContainEqual(expect.objectContaining({ name: 'platform.outbox-prune', cron: '17 * * * *' }))
   })
 })
 
