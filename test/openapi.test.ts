@@ -22,6 +22,24 @@ describe('OpenAPI documents of the REST interfaces', () => {
     expect(doc.paths['/openapi/devices.json']).toBeUndefined()
   })
 
+  it('gives every operation a unique operationId, a summary and a tag, and names the server', async () => {
+    for (const service of ['devices', 'pipelines', 'visualization']) {
+      const doc = (await t.app.inject({ method: 'GET', url: `/openapi/${service}.json` })).json()
+      expect(doc.servers).toEqual([expect.objectContaining({ url: '/' })])
+      const operations = Object.values(doc.paths as Record<string, Record<string, { operationId: string; summary: string; tags: string[] }>>).flatMap((p) => Object.values(p))
+      expect(operations.length).toBeGreaterThan(5)
+      const ids = operations.map((o) => o.operationId)
+      expect(new Set(ids).size).toBe(ids.length)
+      for (const o of operations) {
+        expect(o.summary).toMatch(/\S/)
+        expect(o.tags.length).toBe(1)
+      }
+    }
+    const devices = (await t.app.inject({ method: 'GET', url: '/openapi/devices.json' })).json()
+    expect(devices.paths['/v1/medical/alert/{alert_id}/acknowledge'].post.operationId).toBe('postV1MedicalAlertByAlertIdAcknowledge')
+    expect(devices.paths['/v1/medical/alert/{alert_id}/acknowledge'].post.tags).toEqual(['medical'])
+  })
+
   it('describes the pipelines with the documented error codes', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/openapi/pipelines.json' })).json()
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/pipelines', '/v1/pipelines/{pipeline_id}', '/v1/pipelines/{pipeline_id}/run', '/v1/connectors', '/v1/pipelines/{pipeline_id}/runs', '/v1/runs/{run_id}/logs']))

@@ -8,6 +8,8 @@ export interface OpenApiInfo {
   title: string
   description: string
   errors: ErrorRegistry
+  /** Base URLs the interface is served at; the server's own origin by default. */
+  servers?: ReadonlyArray<{ url: string; description?: string }>
 }
 
 /**
@@ -27,7 +29,16 @@ export function serveOpenApi(scope: FastifyInstance, info: OpenApiInfo) {
 function build(info: OpenApiInfo, routes: readonly RouteOptions[]) {
   const paths: Record<string, Record<string, unknown>> = {}
   for (const route of routes) {
-    const schema = (route.schema ?? {}) as { params?: JsonObject; querystring?: JsonObject; body?: JsonObject }
+    const schema = (route.schema ?? {}) as {
+      params?: JsonObject
+      querystring?: JsonObject
+      body?: JsonObject
+      summary?: string
+      description?: string
+      tags?: string[]
+      operationId?: string
+      response?: Record<string, unknown>
+    }
     const path = route.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
     const parameters = [
       ...Object.entries(schema.params?.properties ?? {}).map(([name, s]) => ({ name, in: 'path', required: true, schema: s })),
@@ -35,10 +46,16 @@ function build(info: OpenApiInfo, routes: readonly RouteOptions[]) {
     ]
     for (const method of [route.method].flat()) {
       ;(paths[path] ??= {})[method.toLowerCase()] = {
+        operationId: schema.operationId ?? operationId(method, route.url),
+        summary: schema.summary ?? `${method} ${path}`,
+        ...(schema.description ? { description: schema.description } : {}),
+        tags: schema.tags ?? [tagOf(route.url)],
         ...(parameters.length ? { parameters } : {}),
         ...(schema.body ? { requestBody: { required: true, content: { 'application/json': { schema: schema.body } } } } : {}),
         responses: {
-          '2XX': { description: 'Success' },
+          ...(schema.response
+            ? Object.fromEntries(Object.entries(schema.response).map(([status, body]) => [status, { description: 'Success', content: { 'application/json': { schema: body } } }]))
+            : { '2XX': { description: 'Success' } }),
           default: { description: 'Error (see the error codes)', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
         },
       }
@@ -47,6 +64,7 @@ function build(info: OpenApiInfo, routes: readonly RouteOptions[]) {
   return {
     openapi: '3.1.0',
     info: { title: info.title, version: '1', description: info.description },
+    servers: info.servers ?? [{ url: '/', description: 'This server' }],
     security: [{ bearer: [] }, { apiKey: [] }],
     paths,
     components: {
@@ -76,6 +94,24 @@ function build(info: OpenApiInfo, routes: readonly RouteOptions[]) {
       'x-error-codes': Object.fromEntries(Object.entries(info.errors.definitions).map(([code, d]) => [code, { status: d.status, message: d.message }])),
     },
   }
+}
+
+// `GET /v1/medical/alert/:alert_id/acknowledge` → `getV1MedicalAlertByAlertIdAcknowledge`: stable and unique per route.
+function operationId(method: string, url: string): string {
+  const words = url
+    .split('/')
+    .filter(Boolean)
+    .map((part) => (part.startsWith(':') ? `By_${part.slice(1)}` : part))
+    .flatMap((part) => part.split(/[^A-Za-z0-9]+/))
+    .filter(Boolean)
+  return method.toLowerCase() + words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('')
+}
+
+// The first path segment after the version: `/v1/medical/alerts` → `medical`.
+function tagOf(url: string): string {
+  const parts = url.split('/').filter(Boolean)
+  const afterVersion = parts[0]?.match(/^v\d+$/) ? parts[1] : parts[0]
+  return afterVersion && !afterVersion.startsWith(':') ? afterVersion : 'default'
 }
 
 interface JsonObject {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { readCredential } from '../auth/read-credential.js'
-import { hasScope, type Principal } from '../auth/scopes.js'
+import type { Principal } from '../auth/scopes.js'
 import { TesseraError, type ErrorRegistry, type ValidationIssue } from '../errors.js'
 import { rateLimitHeaders, type RateLimiter } from '../rate-limit/rate-limiter.js'
 import { findNul } from '../validation/find-nul.js'
@@ -12,8 +12,6 @@ declare module 'fastify' {
     principal: Principal | null
   }
   interface FastifyContextConfig {
-    /** Scope a caller must hold for this route; routes without one only need a valid credential. */
-    scope?: string
     /** True for routes that take no credential (token endpoints, signed downloads). */
     public?: boolean
   }
@@ -80,11 +78,7 @@ export function installRestEdge(scope: FastifyInstance, options: RestEdgeOptions
       }
       throw errors.forRole('unauthorized', 'Invalid, expired or revoked credentials', undefined, challenge('invalid_token', 'The access token is invalid'))
     }
-    const required = request.routeOptions.config.scope
-    if (required && !hasScope(principal, required)) {
-      throw errors.forRole('forbidden', `This operation needs the scope ${required}`, { requiredScope: required },
-        challenge('insufficient_scope', `Requires ${required}`))
-    }
+    // Scopes are checked by the domain operation both faces call, not here.
     return principal
   }
   scope.addHook('onRequest', async (request) => {
@@ -98,6 +92,11 @@ export function installRestEdge(scope: FastifyInstance, options: RestEdgeOptions
 
   const send = (error: TesseraError, request: FastifyRequest, reply: FastifyReply) => {
     if (error.headers) reply.headers(error.headers)
+    // A scope the domain found missing is a Bearer "insufficient_scope" (RFC 6750 §3.1).
+    if (options.realm && error.code === errors.roles.forbidden && !error.headers?.['www-authenticate']) {
+      const scope = typeof error.details?.requiredScope === 'string' ? error.details.requiredScope : undefined
+      reply.header('www-authenticate', `Bearer realm="${options.realm}", error="insufficient_scope"${scope ? `, scope="${scope}"` : ''}`)
+    }
     return reply.code(error.status).send(options.errorBody(error, request))
   }
 

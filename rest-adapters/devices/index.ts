@@ -2,8 +2,6 @@ import { defineService } from '../../platform/service-kit/index.js'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { renameFields } from '../../platform/errors.js'
 import {
-  CIRCUIT_LIMITS,
-  SUPPORTED_GATES,
   devicesCore,
   type AlertRecord,
   type CircuitRecord,
@@ -14,7 +12,7 @@ import {
 } from '../../subgraphs/devices/index.js'
 
 const id = { type: 'string', minLength: 1, maxLength: 200 } as const
-const params = (name: string) => ({ type: 'object', required: [name], properties: { [name]: id } }) as const
+const params = <N extends string>(name: N) => ({ type: 'object', required: [name], properties: { [name]: id } as { [K in N]: typeof id } }) as const
 
 /**
  * The device gateway's v1 REST interface under /v1 (Document 1, "Device gateway"): the three
@@ -40,16 +38,16 @@ export const devicesService = defineService(devicesCore, {
       },
     },
   }, async (request, reply) => {
-    const result = await domain.submitSignal(request.principal, request.body as Record<string, unknown>)
+    const result = await domain.submitSignal(request.principal, request.body)
     return reply.code(201).header('location', `/v1/aac/signal/${result.signal.id}`).send({ ...signalBody(result.signal), dwell_events: result.events.map(dwellEventBody) })
   })
 
   app.get('/v1/aac/signal/:signal_id', { schema: { params: params('signal_id') } }, async (request) =>
-    signalBody(await domain.getSignal(request.principal, (request.params as { signal_id: string }).signal_id)),
+    signalBody(await domain.getSignal(request.principal, request.params.signal_id)),
   )
 
   app.get('/v1/aac/devices/:device_id/dwell', { schema: { params: params('device_id') } }, async (request) => {
-    const { device_id } = request.params as { device_id: string }
+    const { device_id } = request.params
     return dwellConfigBody(device_id, await domain.getDwellConfig(request.principal, device_id))
   })
 
@@ -63,8 +61,8 @@ export const devicesService = defineService(devicesCore, {
       },
     },
   }, async (request) => {
-    const { device_id } = request.params as { device_id: string }
-    const body = request.body as { radius?: number; dwell_ms?: number; max_gap_ms?: number; rearm?: string }
+    const { device_id } = request.params
+    const body = request.body
     try {
       const config = await domain.configureDwell(request.principal, device_id, {
         radius: body.radius,
@@ -82,8 +80,8 @@ export const devicesService = defineService(devicesCore, {
   app.get('/v1/aac/devices/:device_id/events', {
     schema: { params: params('device_id'), querystring: { type: 'object', properties: { limit: { type: 'integer' } } } },
   }, async (request) => {
-    const { device_id } = request.params as { device_id: string }
-    const { limit } = request.query as { limit?: number }
+    const { device_id } = request.params
+    const { limit } = request.query
     const events = await domain.listDwellEvents(request.principal, device_id, limit)
     return { device_id, events: events.map(dwellEventBody) }
   })
@@ -98,7 +96,7 @@ export const devicesService = defineService(devicesCore, {
       },
     },
   }, async (request, reply) => {
-    const alert = await domain.raiseAlert(request.principal, request.body as Record<string, unknown>)
+    const alert = await domain.raiseAlert(request.principal, request.body)
     return reply.code(201).header('location', `/v1/medical/alert/${alert.id}`).send(alertBody(alert))
   })
 
@@ -110,11 +108,11 @@ export const devicesService = defineService(devicesCore, {
       },
     },
   }, async (request) => {
-    const q = request.query as { status?: string; device_id?: string; priority?: string; limit?: number; offset?: number }
+    const q = request.query
     const page = await domain.listAlerts(request.principal, {
-      status: q.status as never,
+      status: q.status,
       deviceId: q.device_id,
-      priority: q.priority as never,
+      priority: q.priority,
       limit: q.limit,
       offset: q.offset,
     })
@@ -122,15 +120,15 @@ export const devicesService = defineService(devicesCore, {
   })
 
   app.get('/v1/medical/alert/:alert_id', { schema: { params: params('alert_id') } }, async (request) =>
-    alertBody(await domain.getAlert(request.principal, (request.params as { alert_id: string }).alert_id)),
+    alertBody(await domain.getAlert(request.principal, request.params.alert_id)),
   )
 
   app.post('/v1/medical/alert/:alert_id/acknowledge', { schema: { params: params('alert_id') } }, async (request) =>
-    alertBody(await domain.acknowledgeAlert(request.principal, (request.params as { alert_id: string }).alert_id)),
+    alertBody(await domain.acknowledgeAlert(request.principal, request.params.alert_id)),
   )
 
   app.post('/v1/medical/alert/:alert_id/resolve', { schema: { params: params('alert_id') } }, async (request) =>
-    alertBody(await domain.resolveAlert(request.principal, (request.params as { alert_id: string }).alert_id)),
+    alertBody(await domain.resolveAlert(request.principal, request.params.alert_id)),
   )
 
   // --- Circuits ----------------------------------------------------------------------------
@@ -153,13 +151,16 @@ export const devicesService = defineService(devicesCore, {
   })
 
   app.get('/v1/quantum/circuit/:circuit_id', { schema: { params: params('circuit_id') } }, async (request) =>
-    circuitBody(await domain.getCircuit(request.principal, (request.params as { circuit_id: string }).circuit_id)),
+    circuitBody(await domain.getCircuit(request.principal, request.params.circuit_id)),
   )
 
-  app.get('/v1/quantum/gates', { config: { scope: 'devices:read' } }, async () => ({
-    gates: SUPPORTED_GATES.map((g) => ({ name: g.name, qubits: g.arity, parametric: g.parametric, aliases: g.aliases, description: g.description })),
-    limits: { max_qubits: CIRCUIT_LIMITS.maxQubits, max_gates: CIRCUIT_LIMITS.maxGates, max_shots: CIRCUIT_LIMITS.maxShots },
-  }))
+  app.get('/v1/quantum/gates', async (request) => {
+    const { gates, limits } = domain.describeGates(request.principal)
+    return {
+      gates: gates.map((g) => ({ name: g.name, qubits: g.arity, parametric: g.parametric, aliases: g.aliases, description: g.description })),
+      limits: { max_qubits: limits.maxQubits, max_gates: limits.maxGates, max_shots: limits.maxShots },
+    }
+  })
   },
 })
 

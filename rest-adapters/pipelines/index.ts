@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { pipelinesCore, type LogRecord, type PipelineRecord, type PipelinesService, type RunRecord } from '../../subgraphs/pipelines/index.js'
 
 const id = { type: 'string', minLength: 1, maxLength: 200 } as const
-const params = (name: string) => ({ type: 'object', required: [name], properties: { [name]: id } }) as const
+const params = <N extends string>(name: N) => ({ type: 'object', required: [name], properties: { [name]: id } as { [K in N]: typeof id } }) as const
 
 /**
  * The data integration pipelines' v1 REST interface (Document 3, B) under /v1: the seven
@@ -45,17 +45,17 @@ export const pipelinesService = defineService(pipelinesCore, {
   app.get('/v1/pipelines', {
     schema: { querystring: { type: 'object', properties: { limit: { type: 'integer' }, offset: { type: 'integer' } } } },
   }, async (request) => {
-    const q = request.query as { limit?: number; offset?: number }
+    const q = request.query
     const page = await domain.listPipelines(request.principal, q)
     return { pipelines: page.items.map(pipelineBody), total: page.total, limit: page.limit, offset: page.offset }
   })
 
   app.get('/v1/pipelines/:pipeline_id', { schema: { params: params('pipeline_id') } }, async (request) =>
-    pipelineBody(await domain.getPipeline(request.principal, (request.params as { pipeline_id: string }).pipeline_id)),
+    pipelineBody(await domain.getPipeline(request.principal, request.params.pipeline_id)),
   )
 
   app.delete('/v1/pipelines/:pipeline_id', { schema: { params: params('pipeline_id') } }, async (request) => {
-    const result = await domain.deletePipeline(request.principal, (request.params as { pipeline_id: string }).pipeline_id)
+    const result = await domain.deletePipeline(request.principal, request.params.pipeline_id)
     return {
       message: result.cancelledRun ? `Pipeline deleted; its running run ${result.cancelledRun} was cancelled` : 'Pipeline deleted',
       pipeline_id: result.id,
@@ -63,7 +63,7 @@ export const pipelinesService = defineService(pipelinesCore, {
   })
 
   app.post('/v1/pipelines/:pipeline_id/run', { schema: { params: params('pipeline_id') } }, async (request, reply) => {
-    const run = await domain.runPipeline(request.principal, (request.params as { pipeline_id: string }).pipeline_id)
+    const run = await domain.runPipeline(request.principal, request.params.pipeline_id)
     return reply
       .code(202)
       .header('location', `/v1/runs/${run.id}/logs`)
@@ -88,13 +88,13 @@ export const pipelinesService = defineService(pipelinesCore, {
       querystring: { type: 'object', properties: { limit: { type: 'integer' }, status: { type: 'string' } } },
     },
   }, async (request) => {
-    const { pipeline_id } = request.params as { pipeline_id: string }
-    const runs = await domain.listRuns(request.principal, pipeline_id, request.query as { limit?: number; status?: string })
+    const { pipeline_id } = request.params
+    const runs = await domain.listRuns(request.principal, pipeline_id, request.query)
     return { pipeline_id, runs: runs.map(runBody) }
   })
 
   app.get('/v1/runs/:run_id/logs', { schema: { params: params('run_id') } }, async (request) => {
-    const { run_id } = request.params as { run_id: string }
+    const { run_id } = request.params
     const logs = await domain.getRunLogs(request.principal, run_id)
     return { run_id, logs: logs.map(logBody) }
   })

@@ -63,11 +63,11 @@ export const visualizationService = defineService(visualizationCore, {
       version: chart.version,
     }
   }
-  const chartId = (request: FastifyRequest) => (request.params as { chart_id: string }).chart_id
+  const chartId = (request: { params: { chart_id: string } }) => request.params.chart_id
   // The image, spec and embed page take the chart's embed token in the query (an <img> or
   // <iframe> cannot send headers), or a credential like any other route.
-  const viewerOf = async (request: FastifyRequest): Promise<Viewer | null> => {
-    const token = (request.query as { token?: string }).token
+  const viewerOf = async (request: FastifyRequest & { query: { token?: string } }): Promise<Viewer | null> => {
+    const token = request.query.token
     if (token) return domain.embedViewer(token)
     return edge.authenticate(request)
   }
@@ -81,7 +81,7 @@ export const visualizationService = defineService(visualizationCore, {
       },
     },
   }, async (request) => {
-    const page = domain.listChartTypes(request.principal, request.query as { category?: string; limit?: number; offset?: number })
+    const page = domain.listChartTypes(request.principal, request.query)
     return {
       success: true,
       data: page.items.map((t) => ({
@@ -185,7 +185,7 @@ export const visualizationService = defineService(visualizationCore, {
     config: { public: true },
     schema: { params: chartParams, querystring: { type: 'object', required: ['token'], properties: { token: tokenQuery.properties.token } } },
   }, async (request, reply) => {
-    const { token } = request.query as { token: string }
+    const { token } = request.query
     const chart = await domain.getChart(domain.embedViewer(token), chartId(request))
     const html = embedPage({
       chartId: chart.id,
@@ -210,7 +210,7 @@ export const visualizationService = defineService(visualizationCore, {
     config: { public: true },
     schema: { params: { type: 'object', required: ['file'], properties: { file: { type: 'string', maxLength: 100 } } } },
   }, async (request, reply) => {
-    const name = (request.params as { file: string }).file
+    const name = request.params.file
     if (!Object.hasOwn(ASSETS, name)) throw visualizationCore.errors.create('NOT_FOUND', `No asset ${name}`, { field: 'file', reason: 'not found' })
     const file = ASSETS[name] as string
     return reply.header('content-type', 'text/javascript; charset=utf-8').header('cache-control', 'public, max-age=86400').send(await readFile(file))
@@ -223,8 +223,8 @@ export const visualizationService = defineService(visualizationCore, {
       querystring: { type: 'object', properties: { expires: { type: 'string', maxLength: 20 }, signature: { type: 'string', maxLength: 200 } } },
     },
   }, async (request, reply) => {
-    const { expires, signature } = request.query as { expires?: string; signature?: string }
-    const file = await domain.openExport((request.params as { export_id: string }).export_id, expires, signature)
+    const { expires, signature } = request.query
+    const file = await domain.openExport(request.params.export_id, expires, signature)
     return sendFile(reply, file)
   })
   },

@@ -12,7 +12,7 @@ import type { DevicesConfig } from './devices-config.js'
 import { feedGaze, validateDwellConfig, type DwellConfig, type DwellEvent as DetectorEvent, type DwellState } from './dwell-detector.js'
 import { devicesErrors as errors } from './errors.js'
 import { Prisma, type PrismaClient } from './generated/prisma/client.js'
-import { parseCircuit, simulateCircuit } from './quantum-circuit.js'
+import { CIRCUIT_LIMITS, parseCircuit, simulateCircuit, SUPPORTED_GATES } from './quantum-circuit.js'
 import { DEVICE_ID_PATTERN, parseSignal, type SignalType } from './signal-input.js'
 
 /** An alert as the domain sees it. */
@@ -73,9 +73,11 @@ export interface AlertPage {
 
 /** Filters of an alert listing. */
 export interface AlertFilter {
-  status?: AlertStatus
+  /** One of ALERT_STATUSES; anything else is refused naming the field. */
+  status?: string
   deviceId?: string
-  priority?: AlertPriority
+  /** One of ALERT_PRIORITIES; anything else is refused naming the field. */
+  priority?: string
   limit?: number
   offset?: number
 }
@@ -272,8 +274,8 @@ export function createDevicesService(deps: DevicesServiceDeps) {
       authorize(actor, 'read')
       const issues: ValidationIssue[] = []
       const { limit, offset } = checkPage(filter, issues)
-      if (filter.status !== undefined && !ALERT_STATUSES.includes(filter.status)) issues.push({ field: 'status', message: `must be one of: ${ALERT_STATUSES.join(', ')}` })
-      if (filter.priority !== undefined && !ALERT_PRIORITIES.includes(filter.priority)) issues.push({ field: 'priority', message: `must be one of: ${ALERT_PRIORITIES.join(', ')}` })
+      if (filter.status !== undefined && !(ALERT_STATUSES as readonly string[]).includes(filter.status)) issues.push({ field: 'status', message: `must be one of: ${ALERT_STATUSES.join(', ')}` })
+      if (filter.priority !== undefined && !(ALERT_PRIORITIES as readonly string[]).includes(filter.priority)) issues.push({ field: 'priority', message: `must be one of: ${ALERT_PRIORITIES.join(', ')}` })
       checkDeviceId(filter.deviceId, issues)
       if (issues.length) throw invalid(issues)
       const where = { status: filter.status, deviceId: filter.deviceId, priority: filter.priority }
@@ -332,6 +334,12 @@ export function createDevicesService(deps: DevicesServiceDeps) {
         },
       })
       return toCircuit(row)
+    },
+
+    /** The gates circuits may use and the simulator's limits. */
+    describeGates(actor: Principal | null) {
+      authorize(actor, 'read')
+      return { gates: SUPPORTED_GATES, limits: CIRCUIT_LIMITS }
     },
 
     async getCircuit(actor: Principal | null, id: string): Promise<CircuitRecord> {

@@ -8,7 +8,6 @@ import type {
   Resolvers,
   SignalType as GqlSignalType,
 } from './generated/graphql.js'
-import { CIRCUIT_LIMITS, SUPPORTED_GATES } from './quantum-circuit.js'
 import type { SignalType } from './signal-input.js'
 
 // GraphQL enums are upper case by convention; the REST interface and the domain use the
@@ -40,8 +39,9 @@ export function createDevicesResolvers(service: DevicesService): Resolvers {
       },
       signal: (_, { id }, ctx) => service.getSignal(ctx.actor, id),
       circuit: (_, { id }, ctx) => service.getCircuit(ctx.actor, id),
-      supportedGates: () => SUPPORTED_GATES.map((g) => ({ name: g.name, qubits: g.arity, parametric: g.parametric, aliases: [...g.aliases], description: g.description })),
-      circuitLimits: () => ({ ...CIRCUIT_LIMITS }),
+      supportedGates: (_, __, ctx) =>
+        service.describeGates(ctx.actor).gates.map((g) => ({ name: g.name, qubits: g.arity, parametric: g.parametric, aliases: [...g.aliases], description: g.description })),
+      circuitLimits: (_, __, ctx) => ({ ...service.describeGates(ctx.actor).limits }),
     },
     Mutation: {
       submitSignal: (_, { input }, ctx) =>
