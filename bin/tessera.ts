@@ -7,7 +7,7 @@
 //   tessera clients create|list|revoke …  OAuth clients
 import { parseArgs } from 'node:util'
 import { PrismaClient as PlatformPrisma } from '../platform/generated/prisma/client.js'
-import { createCredentialStore, CredentialError } from '../platform/auth/credential-store.js'
+import { checkCredentialScopes, checkCredentialShape, createCredentialStore, CredentialError } from '../platform/auth/credential-store.js'
 import type { Environment } from '../platform/auth/scopes.js'
 import { ConfigError, loadPlatformConfig, type PlatformConfig } from '../platform/config.js'
 import { createDatabase, type Database } from '../platform/db/database.js'
@@ -71,6 +71,12 @@ async function main(argv: string[]): Promise<number> {
       })
     case 'keys':
     case 'clients':
+      // Bad arguments are refused before the database is opened (which takes seconds).
+      if (sub === 'create') {
+        if (!values.name?.trim()) throw new CredentialError('A name is required: --name <name>')
+        checkCredentialScopes(scopesOf(values), KNOWN_SCOPES)
+        checkCredentialShape(shapeOf(values))
+      }
       return withDatabase(config, async (db) => {
         await applyMigrations(db, allMigrations())
         const prisma = new PlatformPrisma(db.prismaOptions())
@@ -152,6 +158,18 @@ async function withDatabase(config: PlatformConfig, work: (db: Database) => Prom
   }
 }
 
+const scopesOf = (values: { scopes?: string }) => (values.scopes ?? '').split(/[\s,]+/).filter(Boolean)
+
+function shapeOf(values: { environment?: string; tier?: string; 'rate-limit'?: string }) {
+  const rateLimit = values['rate-limit']
+  if (rateLimit !== undefined && !/^\d+$/.test(rateLimit)) throw new CredentialError('--rate-limit takes a whole number of requests per hour')
+  return {
+    environment: values.environment as Environment | undefined,
+    tier: values.tier,
+    rateLimitPerHour: rateLimit === undefined ? undefined : Number(rateLimit),
+  }
+}
+
 async function manageCredentials(
   store: ReturnType<typeof createCredentialStore>,
   kind: 'keys' | 'clients',
@@ -159,14 +177,8 @@ async function manageCredentials(
   arg: string | undefined,
   values: { name?: string; scopes?: string; 'client-id'?: string; environment?: string; tier?: string; 'rate-limit'?: string },
 ) {
-  const scopes = (values.scopes ?? '').split(/[\s,]+/).filter(Boolean)
-  const rateLimit = values['rate-limit']
-  if (rateLimit !== undefined && !/^\d+$/.test(rateLimit)) throw new CredentialError('--rate-limit takes a whole number of requests per hour')
-  const shape = {
-    environment: values.environment as Environment | undefined,
-    tier: values.tier,
-    rateLimitPerHour: rateLimit === undefined ? undefined : Number(rateLimit),
-  }
+  const scopes = scopesOf(values)
+  const shape = shapeOf(values)
   const describe = (c: { scopes: string[]; environment: string; tier: string | null; rateLimitPerHour: number | null }) =>
     `[${c.scopes.join(' ')}] ${c.environment}${c.tier ? ` tier=${c.tier}` : ''}${c.rateLimitPerHour ? ` limit=${c.rateLimitPerHour}/h` : ''}`
   if (kind === 'keys') {

@@ -12,7 +12,7 @@ import { WebSocketServer } from 'ws'
 import { readCredential, type HeaderBag } from '../platform/auth/read-credential.js'
 import type { Metrics } from '../platform/http/metrics.js'
 import { rateLimitHeaders, type RateLimiter } from '../platform/rate-limit/rate-limiter.js'
-import { explorerPage } from './explorer-page.js'
+import { createExplorerPage } from './explorer-page.js'
 import { createQueryLimitsRule } from './query-limits.js'
 import { createSubscriptionServer } from './subscription-forwarder.js'
 import { createSubscriptionPlanner } from './subscription-planner.js'
@@ -81,6 +81,7 @@ export async function createGateway(options: GatewayOptions) {
     }
     return breach
   }
+  const explorerPage = createExplorerPage()
   const apollo = new ApolloServer<GatewayContext>({
     gateway,
     // The process owns SIGINT/SIGTERM and stops the gateway in its shutdown order; Apollo's
@@ -160,7 +161,10 @@ export async function createGateway(options: GatewayOptions) {
           }
           const url = new URL(request.url, 'http://gateway')
           if (request.method === 'GET' && !url.searchParams.has('query') && (request.headers.accept ?? '').includes('text/html')) {
-            return reply.type('text/html; charset=utf-8').send(explorerPage())
+            const page = explorerPage()
+            reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').header('vary', 'accept-encoding')
+            if (/\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''))) return reply.header('content-encoding', 'gzip').send(page.gzip)
+            return reply.send(page.html)
           }
           const headers = new HeaderMap()
           for (const [name, value] of Object.entries(request.headers)) {

@@ -61,14 +61,7 @@ export function createSubscriptionServer(options: SubscriptionServerOptions) {
   return useServer<Record<string, unknown> | undefined, { request: { headers: HeaderBag } }>(
     {
       onConnect(ctx) {
-        const headers: HeaderBag = {}
-        const params = normalise(ctx.connectionParams ?? {})
-        const nested = typeof params.headers === 'object' && params.headers ? normalise(params.headers as Record<string, unknown>) : {}
-        for (const name of FORWARDED) {
-          const value = params[name] ?? nested[name] ?? ctx.extra.request.headers[name]
-          if (typeof value === 'string') headers[name] = value
-        }
-        stateOf(ctx.extra).headers = headers
+        stateOf(ctx.extra).headers = credentialsFrom(ctx.connectionParams ?? {}, ctx.extra.request.headers)
         return true
       },
       onSubscribe(ctx, _id, payload) {
@@ -87,15 +80,17 @@ export function createSubscriptionServer(options: SubscriptionServerOptions) {
           document,
           variableValues: payload.variables ?? undefined,
           operationName: payload.operationName ?? undefined,
-          contextValue: { extra: ctx.extra, payload },
+          // GraphiQL (and other clients) send the headers of its editor with each operation,
+          // in `extensions.headers`; those win over the connection's for that operation.
+          contextValue: { extra: ctx.extra, payload, headers: credentialsFrom(payload.extensions ?? {}, stateOf(ctx.extra).headers) },
         }
       },
       async execute(args: ExecutionArgs) {
-        const { extra, payload } = args.contextValue as { extra: object; payload: { query: string; variables?: Record<string, unknown>; operationName?: string } }
-        return options.executeOperation(payload, stateOf(extra).headers)
+        const { payload, headers } = args.contextValue as { payload: { query: string; variables?: Record<string, unknown>; operationName?: string }; headers: HeaderBag }
+        return options.executeOperation(payload, headers)
       },
       async subscribe(args: ExecutionArgs) {
-        const { extra } = args.contextValue as { extra: object }
+        const { extra, headers } = args.contextValue as { extra: object; headers: HeaderBag }
         let planned: PlannedSubscription
         try {
           planned = options.planner.plan(args.document, args.operationName ?? undefined)
@@ -115,10 +110,10 @@ export function createSubscriptionServer(options: SubscriptionServerOptions) {
         }
         const stream =
           endpoint.kind === 'local'
-            ? await endpoint.subgraph.subscribe(request, state.headers)
-            : remoteSubscribe(clientFor(state, owner, endpoint.wsUrl), request)
+            ? await endpoint.subgraph.subscribe(request, headers)
+            : remoteSubscribe(clientFor(state, owner, endpoint.wsUrl, headers), request)
         if (!(Symbol.asyncIterator in stream)) return stream
-        const context = { headers: state.headers, requestId: randomUUID() }
+        const context = { headers, requestId: randomUUID() }
         const completed = mapAsyncIterator(stream, (event) =>
           event.data ? options.planner.resolve(planned, event, variables, options.dataSources, context) : event,
         )
@@ -134,14 +129,28 @@ export function createSubscriptionServer(options: SubscriptionServerOptions) {
   )
 }
 
-// One downstream connection per client connection and subgraph, so credentials never mix.
-function clientFor(state: ConnectionState, owner: string, url: string): Client {
-  let client = state.clients.get(owner)
+// One downstream connection per client connection, subgraph and credential, so credentials never mix.
+function clientFor(state: ConnectionState, owner: string, url: string, headers: HeaderBag): Client {
+  const key = `${owner}\n${FORWARDED.map((name) => headers[name] ?? '').join('\n')}`
+  let client = state.clients.get(key)
   if (!client) {
-    client = createClient({ url, webSocketImpl: WebSocket, connectionParams: { ...state.headers }, lazy: true, retryAttempts: 0 })
-    state.clients.set(owner, client)
+    client = createClient({ url, webSocketImpl: WebSocket, connectionParams: { ...headers }, lazy: true, retryAttempts: 0 })
+    state.clients.set(key, client)
   }
   return client
+}
+
+// The credential headers in a connection_init payload or an operation's extensions: at the
+// top level (`authorization`) or under `headers`, any case; `fallback` fills the rest.
+function credentialsFrom(record: Record<string, unknown>, fallback: HeaderBag): HeaderBag {
+  const params = normalise(record)
+  const nested = typeof params.headers === 'object' && params.headers ? normalise(params.headers as Record<string, unknown>) : {}
+  const headers: HeaderBag = {}
+  for (const name of FORWARDED) {
+    const value = params[name] ?? nested[name] ?? fallback[name]
+    if (typeof value === 'string') headers[name] = value
+  }
+  return headers
 }
 
 function remoteSubscribe(

@@ -1,5 +1,5 @@
-import { spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { execFile } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -11,19 +11,25 @@ const dataDir = () => {
   dirs.push(dir)
   return dir
 }
+// Asynchronous, so the tests of this file run side by side: each one spends most of its time
+// waiting for a process to start.
 const tessera = (args: string[], env: Record<string, string>) =>
-  spawnSync(process.execPath, ['--import', 'tsx', 'bin/tessera.ts', ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, encoding: 'utf8', timeout: 90_000 })
+  new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', 'bin/tessera.ts', ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, encoding: 'utf8', timeout: 90_000 }, (error, stdout, stderr) =>
+      resolve({ status: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    )
+  })
 
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
-describe('the tessera command', () => {
-  it('fails fast with a clear message on a bad setting', () => {
-    const res = tessera(['start'], { PORT: 'eighty', DATA_DIR: dataDir() })
+describe.concurrent('the tessera command', { timeout: 120_000 }, () => {
+  it('fails fast with a clear message on a bad setting', async () => {
+    const res = await tessera(['start'], { PORT: 'eighty', DATA_DIR: dataDir() })
     expect(res.status).toBe(2)
     expect(res.stderr).toContain('PORT')
-    const pair = tessera(['start'], { TESSERA_CLIENT_ID: 'only-the-id', DATA_DIR: dataDir() })
+    const pair = await tessera(['start'], { TESSERA_CLIENT_ID: 'only-the-id', DATA_DIR: dataDir() })
     expect(pair.status).toBe(2)
     expect(pair.stderr).toContain('TESSERA_CLIENT_ID and TESSERA_CLIENT_SECRET must be set together')
   })
@@ -64,7 +70,7 @@ describe('the tessera command', () => {
     const dir = dataDir()
     const running = await spawnTessera(['start'], { DATA_DIR: dir, PORT: '0' })
     try {
-      const second = tessera(['start'], { DATA_DIR: dir, PORT: '0' })
+      const second = await tessera(['start'], { DATA_DIR: dir, PORT: '0' })
       expect(second.status).toBe(2)
       expect(second.stderr).toMatch(/in use by process \d+/)
     } finally {
@@ -72,20 +78,30 @@ describe('the tessera command', () => {
     }
   })
 
-  it('creates, lists and revokes API keys; a key is shown once and stored hashed', () => {
+  it('creates, lists and revokes API keys; a key is shown once and stored hashed', async () => {
     const dir = dataDir()
-    const created = tessera(['keys', 'create', '--name', 'kiosk', '--scopes', 'devices:read'], { DATA_DIR: dir })
+    const created = await tessera(['keys', 'create', '--name', 'kiosk', '--scopes', 'devices:read'], { DATA_DIR: dir })
     expect(created.status, created.stderr).toBe(0)
     const key = /\n {2}(tsr_\S+)/.exec(created.stdout)?.[1]
     const id = /API key ([0-9a-f-]{36})/.exec(created.stdout)?.[1]
     expect(key && id).toBeTruthy()
-    const listed = tessera(['keys', 'list'], { DATA_DIR: dir })
-    expect(listed.stdout).toContain('kiosk')
+    expect((await tessera(['keys', 'revoke', id!], { DATA_DIR: dir })).stdout).toContain(`revoked ${id}`)
+    const shaped = await tessera(['keys', 'create', '--name', 'classroom', '--scopes', 'devices:read', '--environment', 'sandbox', '--tier', 'pro', '--rate-limit', '5000'], { DATA_DIR: dir })
+    expect(shaped.stdout).toContain('sandbox tier=pro limit=5000/h')
+    const listed = await tessera(['keys', 'list'], { DATA_DIR: dir })
+    expect(listed.stdout).toMatch(/kiosk.*revoked/)
+    expect(listed.stdout).toMatch(/classroom.*sandbox tier=pro limit=5000\/h/)
     expect(listed.stdout).not.toContain(key!)
-    expect(tessera(['keys', 'revoke', id!], { DATA_DIR: dir }).stdout).toContain(`revoked ${id}`)
-    expect(tessera(['keys', 'list'], { DATA_DIR: dir }).stdout).toMatch(/kiosk.*revoked/)
-    const unknown = tessera(['keys', 'create', '--name', 'x', '--scopes', 'nothing:read'], { DATA_DIR: dir })
+  })
+
+  it('refuses bad credential arguments before opening the database', async () => {
+    const dir = dataDir()
+    const unknown = await tessera(['keys', 'create', '--name', 'x', '--scopes', 'nothing:read'], { DATA_DIR: dir })
     expect(unknown.status).toBe(2)
     expect(unknown.stderr).toContain('Unknown scope "nothing:read"')
+    const badEnvironment = await tessera(['clients', 'create', '--name', 'y', '--scopes', 'devices:read', '--environment', 'staging'], { DATA_DIR: dir })
+    expect(badEnvironment.status).toBe(2)
+    expect(badEnvironment.stderr).toContain('Unknown environment "staging"')
+    expect(existsSync(path.join(dir, 'pgdata'))).toBe(false)
   })
 })

@@ -70,32 +70,9 @@ export function createCredentialStore(prisma: PrismaClient, options: CredentialS
     cache.set(hash, { principal, until })
   }
 
-  const known = (scope: string) => {
-    if (!SCOPE_PATTERN.test(scope)) return false
-    if (!options.knownScopes || scope === '*') return true
-    const service = scope.split(':')[0]
-    return options.knownScopes.some((k) => k === scope || (scope.endsWith(':*') && k.startsWith(`${service}:`)))
-  }
-
-  function checkShape(input: CredentialShapeInput): CredentialShape {
-    const environment = input.environment ?? 'production'
-    if (!ENVIRONMENTS.includes(environment)) throw new CredentialError(`Unknown environment "${environment}"; known: ${ENVIRONMENTS.join(', ')}`)
-    const tier = input.tier ?? null
-    if (tier !== null && !/^[a-z][a-z0-9_-]{0,31}$/.test(tier)) throw new CredentialError(`Invalid tier "${tier}": lower-case letters, digits, - and _`)
-    const rateLimitPerHour = input.rateLimitPerHour ?? null
-    if (rateLimitPerHour !== null && (!Number.isInteger(rateLimitPerHour) || rateLimitPerHour < 1)) {
-      throw new CredentialError('The rate limit must be a whole number of requests per hour, 1 or more')
-    }
-    return { environment, tier, rateLimitPerHour }
-  }
-
-  function checkScopes(scopes: readonly string[]): string[] {
-    if (scopes.length === 0) throw new CredentialError('At least one scope is required')
-    for (const s of scopes) {
-      if (!known(s)) throw new CredentialError(`Unknown scope "${s}"${options.knownScopes ? `; known: *, ${options.knownScopes.join(', ')}` : ''}`)
-    }
-    return [...new Set(scopes)]
-  }
+  const known = (scope: string) => isKnownScope(scope, options.knownScopes)
+  const checkShape = (input: CredentialShapeInput) => checkCredentialShape(input)
+  const checkScopes = (scopes: readonly string[]) => checkCredentialScopes(scopes, options.knownScopes)
 
   return {
     /** Creates an API key; the returned `key` is the only time it is ever visible. */
@@ -211,6 +188,36 @@ export function createCredentialStore(prisma: PrismaClient, options: CredentialS
       return keys + clients === 0
     },
   }
+}
+
+/** Checks a credential's environment, tier and own limit; throws CredentialError naming the problem. */
+export function checkCredentialShape(input: CredentialShapeInput): CredentialShape {
+  const environment = input.environment ?? 'production'
+  if (!ENVIRONMENTS.includes(environment)) throw new CredentialError(`Unknown environment "${environment}"; known: ${ENVIRONMENTS.join(', ')}`)
+  const tier = input.tier ?? null
+  if (tier !== null && !/^[a-z][a-z0-9_-]{0,31}$/.test(tier)) throw new CredentialError(`Invalid tier "${tier}": lower-case letters, digits, - and _`)
+  const rateLimitPerHour = input.rateLimitPerHour ?? null
+  if (rateLimitPerHour !== null && (!Number.isInteger(rateLimitPerHour) || rateLimitPerHour < 1)) {
+    throw new CredentialError('The rate limit must be a whole number of requests per hour, 1 or more')
+  }
+  return { environment, tier, rateLimitPerHour }
+}
+
+/** Checks scopes against those the services define; returns them without duplicates. */
+export function checkCredentialScopes(scopes: readonly string[], knownScopes?: readonly string[]): string[] {
+  if (scopes.length === 0) throw new CredentialError('At least one scope is required')
+  for (const s of scopes) {
+    if (!isKnownScope(s, knownScopes)) throw new CredentialError(`Unknown scope "${s}"${knownScopes ? `; known: *, ${knownScopes.join(', ')}` : ''}`)
+  }
+  return [...new Set(scopes)]
+}
+
+/** A scope string of the right form that some service defines (`*` and `<service>:*` included). */
+export function isKnownScope(scope: string, knownScopes?: readonly string[]): boolean {
+  if (!SCOPE_PATTERN.test(scope)) return false
+  if (!knownScopes || scope === '*') return true
+  const service = scope.split(':')[0]
+  return knownScopes.some((k) => k === scope || (scope.endsWith(':*') && k.startsWith(`${service}:`)))
 }
 
 /** The credential store's interface. */

@@ -17,7 +17,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 describe.concurrent('escalation of unacknowledged alerts', () => {
   let t: TestTessera
   beforeAll(async () => {
-    t = await build({ env: { TESSERA_ALERT_ESCALATE_HIGH_SECONDS: '1', TESSERA_ALERT_MAX_ESCALATIONS: '2' } })
+    t = await build({ services: ['devices'], env: { TESSERA_ALERT_ESCALATE_HIGH_SECONDS: '1', TESSERA_ALERT_MAX_ESCALATIONS: '2' } })
   })
   afterAll(() => t.close())
 

@@ -21,7 +21,7 @@ describe('medical alerts over /v1/medical', () => {
   let t: TestTessera
   let nurse: { headers: Record<string, string>; principal: string }
   beforeAll(async () => {
-    t = await build()
+    t = await build({ services: ['devices'] })
     const { key, info } = await t.credentials!.createApiKey({ name: 'ward 3 nurse station', scopes: ['devices:read', 'devices:write'] })
     nurse = { headers: { authorization: `Bearer ${key}` }, principal: `key:${info.id}` }
   })

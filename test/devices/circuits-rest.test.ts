@@ -4,7 +4,7 @@ import { build, type TestTessera } from '../helper.js'
 describe('POST /v1/quantum/circuit', () => {
   let t: TestTessera
   beforeAll(async () => {
-    t = await build()
+    t = await build({ services: ['devices'] })
   })
   afterAll(() => t.close())
 

@@ -17,7 +17,7 @@ describe('authentication and scopes of the device gateway', () => {
   let readOnly: string
   let writeOnly: string
   beforeAll(async () => {
-    t = await build()
+    t = await build({ services: ['devices'] })
     readOnly = (await t.credentials!.createApiKey({ name: 'dashboard', scopes: ['devices:read'] })).key
     writeOnly = (await t.credentials!.createApiKey({ name: 'bedside hub', scopes: ['devices:write'] })).key
   })

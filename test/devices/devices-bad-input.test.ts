@@ -219,7 +219,7 @@ function servedRoutes(tree: string): string[] {
 describe('bad input on every device gateway endpoint', () => {
   let t: TestTessera
   beforeAll(async () => {
-    t = await build({ env: { TESSERA_BODY_LIMIT: String(BODY_LIMIT) } })
+    t = await build({ services: ['devices'], env: { TESSERA_BODY_LIMIT: String(BODY_LIMIT) } })
   })
   afterAll(() => t.close())
 

@@ -18,7 +18,7 @@ function expectRateLimitHeaders(res: LightMyRequestResponse, remaining: number) 
 describe('rate limiting of the device gateway', () => {
   let t: TestTessera
   beforeAll(async () => {
-    t = await build({ env: { TESSERA_RATE_LIMIT_MAX: String(MAX), TESSERA_RATE_LIMIT_WINDOW_SECONDS: String(WINDOW_SECONDS) } })
+    t = await build({ services: ['devices'], env: { TESSERA_RATE_LIMIT_MAX: String(MAX), TESSERA_RATE_LIMIT_WINDOW_SECONDS: String(WINDOW_SECONDS) } })
   })
   afterAll(() => t.close())
 

@@ -33,7 +33,7 @@ function fixation(cx: number, cy: number, start: number, ms: number): Sample[] {
 describe('dwell selection from eye-tracker signals', () => {
   let t: TestTessera
   beforeAll(async () => {
-    t = await build()
+    t = await build({ services: ['devices'] })
   })
   afterAll(() => t.close())
 

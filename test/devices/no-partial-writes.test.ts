@@ -6,7 +6,7 @@ import { build, type TestTessera } from '../helper.js'
 describe('a rejected request leaves no half-written records', () => {
   let t: TestTessera
   beforeAll(async () => {
-    t = await build()
+    t = await build({ services: ['devices'] })
   })
   afterAll(() => t.close())
 

@@ -6,7 +6,7 @@ import { build, type TestTessera } from '../helper.js'
 describe('device gateway outbox retention', () => {
   let t: TestTessera
   beforeAll(async () => {
-    t = await build()
+    t = await build({ services: ['devices'] })
   })
   afterAll(() => t.close())
 
@@ -30,7 +30,7 @@ describe('device gateway outbox retention', () => {
 describe('faults are masked', () => {
   let t: TestTessera
   beforeAll(async () => {
-    t = await build()
+    t = await build({ services: ['devices'] })
     // A fault the code cannot expect: the table it reads is gone.
     await t.db!.exec('ALTER TABLE devices.circuits RENAME TO circuits_moved')
   })

@@ -7,7 +7,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 describe('POST /v1/aac/signal and GET /v1/aac/signal/:id', () => {
   let t: TestTessera
   beforeAll(async () => {
-    t = await build()
+    t = await build({ services: ['devices'] })
   })
   afterAll(() => t.close())
 

@@ -12,7 +12,7 @@ const pgSettings = () => {
 describe('pipelines interface errors', () => {
   let t: TestTessera
   beforeAll(async () => {
-    t = await build({ env: { TESSERA_BODY_LIMIT: '4096' } })
+    t = await build({ services: ['pipelines'], env: { TESSERA_BODY_LIMIT: '4096' } })
     mkdirSync(path.join(t.dataDir, 'pipelines/files'), { recursive: true })
     writeFileSync(path.join(t.dataDir, 'pipelines/files/in.csv'), 'a\n1\n')
   })
@@ -102,7 +102,7 @@ describe('pipelines interface errors', () => {
   })
 
   it('RATE_001 over the limit, with X-RateLimit-* on every response', async () => {
-    const limited = await build({ env: { TESSERA_RATE_LIMIT_MAX: '2' } })
+    const limited = await build({ services: ['pipelines'], env: { TESSERA_RATE_LIMIT_MAX: '2' } })
     try {
       const statuses = []
       for (let i = 0; i < 3; i++) statuses.push((await limited.app.inject({ method: 'GET', url: '/v1/connectors', headers: limited.auth })).statusCode)

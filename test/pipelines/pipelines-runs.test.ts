@@ -37,7 +37,7 @@ describe('pipeline runs: jobs, schedules, cancellation, GraphQL', () => {
   }
 
   beforeAll(async () => {
-    t = await build({ listen: true })
+    t = await build({ services: ['pipelines'], listen: true })
     writeCsv('small.csv', 50)
     writeCsv('big.csv', 200_000)
   })

@@ -119,7 +119,7 @@ describe('chart stream over a real WebSocket', () => {
   }
 
   beforeAll(async () => {
-    t = await build({ listen: true })
+    t = await build({ services: ['visualization'], listen: true })
     streamUrl = `${t.url!.replace(/^http/, 'ws')}/v1/visualization/stream`
   })
   afterEach(() => {

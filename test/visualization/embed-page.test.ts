@@ -117,7 +117,7 @@ describe('the embed page in a browser', () => {
   let host: string
 
   beforeAll(async () => {
-    t = await build({ listen: true })
+    t = await build({ services: ['visualization'], listen: true })
     origin = new URL(t.url!).origin
     host = new URL(t.url!).host
     browser = await launchChromium()

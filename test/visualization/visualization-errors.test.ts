@@ -20,7 +20,7 @@ describe('visualization REST interface errors', () => {
   let chartA: { chart_id: string; render_url: string }
   let chartB: { chart_id: string; render_url: string }
   beforeAll(async () => {
-    t = await build()
+    t = await build({ services: ['visualization'] })
     readOnlyKey = (await t.credentials!.createApiKey({ name: 'ro', scopes: ['visualization:read'] })).key
     pipelinesKey = (await t.credentials!.createApiKey({ name: 'pipelines only', scopes: ['pipelines:read'] })).key
     chartA = await render({ chart_type: 'bar', data: FRUIT, config: { title: 'Chart A' } })

@@ -35,7 +35,7 @@ const svgTexts = (svg: string) => [...svg.matchAll(/<text\b[^>]*>([^<]*)<\/text>
 describe('visualization REST interface', () => {
   let t: TestTessera
   beforeAll(async () => {
-    t = await build()
+    t = await build({ services: ['visualization'] })
   })
   afterAll(() => t?.close())
 
