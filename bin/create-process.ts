@@ -19,6 +19,7 @@ import { scheduleOutboxPruning } from '../platform/events/outbox-retention.js'
 import { PrismaClient as PlatformPrisma } from '../platform/generated/prisma/client.js'
 import type { Subgraph } from '../platform/graphql/subgraph.js'
 import { createHttpApp } from '../platform/http/create-http-app.js'
+import { serveApiReference } from '../platform/http/api-reference.js'
 import { installRestEdge } from '../platform/http/rest-edge.js'
 import { registerTokenRoute } from '../platform/http/token-route.js'
 import { routeUpgrades } from '../platform/http/route-upgrades.js'
@@ -135,6 +136,8 @@ export async function createTesseraProcess(options: ProcessOptions) {
         const store = credentials
         await app.register(service.rest, { domain: instance.domain as never, verify: (c) => store.verify(c), limiter })
       }
+
+      serveApiReference(app, loaded.map((service) => ({ name: service.name, title: service.title })))
 
       // The OAuth 2.0 token endpoint for the development client and any client created with
       // `tessera clients create`; interfaces whose documents name a token path add their own.

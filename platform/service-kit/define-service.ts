@@ -45,6 +45,8 @@ export interface RestAdapterOptions<Domain> {
 /** One service, both faces: the domain and subgraph, and the REST interface over the same domain. */
 export interface Service<Domain = unknown> {
   name: string
+  /** The interface's title, as its OpenAPI document and the /docs reference show it. */
+  title: string
   scopes: readonly string[]
   core: ServiceCore<Domain>
   /** The REST face as a Fastify plugin, registered by the process with the started domain. */
@@ -69,5 +71,5 @@ export function defineService<Domain>(core: ServiceCore<Domain>, face: RestFace<
     serveOpenApi(app, { service: core.name, errors: core.errors, ...face.openapi })
     await face.routes(app.withTypeProvider<JsonSchemaToTsProvider>(), { domain: options.domain, edge, verify: options.verify, limiter: options.limiter })
   }
-  return { name: core.name, scopes: core.scopes, core, rest }
+  return { name: core.name, title: face.openapi.title, scopes: core.scopes, core, rest }
 }
