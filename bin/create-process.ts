@@ -48,6 +48,8 @@ export interface ProcessOptions {
   database?: Database
   /** Where the one-time development credentials are printed (stdout by default). */
   announce?: (text: string) => void
+  /** Reports each start-up step as it completes (the command line prints them). */
+  progress?: (step: string) => void
 }
 
 /** The platform migrations, applied before any service's. */
@@ -73,22 +75,36 @@ export async function createTesseraProcess(options: ProcessOptions) {
     for (const cleanup of cleanups.reverse().splice(0)) await cleanup().catch(() => {})
   }
 
+  const progress = options.progress ?? (() => {})
+  const started = performance.now()
+  const elapsed = () => `${Math.round(performance.now() - started)} ms`
+
   try {
     const serviceNames = mode.kind === 'all' ? [...(mode.services ?? Object.keys(SERVICES))] : mode.kind === 'service' ? [mode.service] : []
     for (const name of serviceNames) if (!SERVICES[name]) throw new ConfigError(`Unknown service "${name}"; known: ${Object.keys(SERVICES).join(', ')}`)
+    // Every setting is checked before anything is opened or written.
+    if (config.databaseUrl && mode.kind !== 'gateway' && !config.secretKeyHex) throw new ConfigError(SECRET_KEY_REQUIRED)
+    // Services load (their imports are the slow part of a start) while the database opens.
+    const loading = Promise.all(serviceNames.map((name) => SERVICES[name]!.load()))
+    loading.catch(() => {})
 
     // --- Data ----------------------------------------------------------------------------
     let db: Database | undefined = options.database
     if (!db && (mode.kind !== 'gateway' || config.databaseUrl)) {
       if (!config.databaseUrl) await lockDataDir(config.dataDir, cleanups)
-      db = config.databaseUrl
-        ? await createDatabase({ kind: 'postgres', url: config.databaseUrl })
-        : await createDatabase({ kind: 'embedded', dataDir: config.dataDir })
+      db = config.databaseUrl ? await openPostgres(config.databaseUrl) : await createDatabase({ kind: 'embedded', dataDir: config.dataDir })
       const opened = db
       cleanups.push(() => opened.close())
+      progress(`database: ${config.databaseUrl ? `PostgreSQL at ${describeUrl(config.databaseUrl)}` : `embedded PostgreSQL in ${path.resolve(config.dataDir)}`} (${elapsed()})`)
     }
+    const loaded = await loading
+    for (const service of loaded) service.core.checkConfig(env)
     // A gateway with a database keeps only its rate-limit counters there: the platform schema.
-    if (db) await applyMigrations(db, mode.kind === 'gateway' ? [PLATFORM_MIGRATIONS] : allMigrations(serviceNames))
+    if (db) {
+      const reports = await applyMigrations(db, mode.kind === 'gateway' ? [PLATFORM_MIGRATIONS] : allMigrations(serviceNames))
+      const applied = reports.flatMap((r) => r.applied.map((m) => `${r.schema}/${m}`))
+      progress(`migrations: ${applied.length ? `applied ${applied.length} (${applied.join(', ')})` : 'up to date'} (${elapsed()})`)
+    }
 
     const limiter = createRateLimiter({
       store: db?.handle.kind === 'postgres' ? createPostgresRateLimitStore(db) : createMemoryRateLimitStore(),
@@ -126,8 +142,6 @@ export async function createTesseraProcess(options: ProcessOptions) {
       // Every service writes its events to the platform outbox; old events are pruned hourly.
       scheduleOutboxPruning(jobs, db)
 
-      // Services load in parallel (their imports are the slow part of a start) and start in order.
-      const loaded = await Promise.all(serviceNames.map((name) => SERVICES[name]!.load()))
       for (const service of loaded) {
         const name = service.name
         const instance = await service.core.start({ db, jobs, events, credentials, limiter, logger: app.log, env, secrets, dataDir: path.resolve(config.dataDir) })
@@ -138,6 +152,7 @@ export async function createTesseraProcess(options: ProcessOptions) {
       }
 
       serveApiReference(app, loaded.map((service) => ({ name: service.name, title: service.title })))
+      progress(`services: ${serviceNames.join(', ')} (${elapsed()})`)
 
       // The OAuth 2.0 token endpoint for the development client and any client created with
       // `tessera clients create`; interfaces whose documents name a token path add their own.
@@ -188,7 +203,9 @@ export async function createTesseraProcess(options: ProcessOptions) {
       const runner = jobs
       await runner.start()
       cleanups.push(() => runner.stop(config.shutdownGraceMs))
+      progress(`job runner: started (${elapsed()})`)
     }
+    if (gateway) progress(`gateway: ${mode.kind === 'gateway' ? Object.keys(mode.subgraphUrls).join(', ') : serviceNames.join(', ')} composed (${elapsed()})`)
     // Cleanups run in reverse: subscriptions end, then the server stops taking connections and
     // lets in-flight requests finish, then running jobs finish, and only then do the gateway,
     // the services and the database close.
@@ -250,6 +267,32 @@ async function serveSubgraph(app: FastifyInstance, subgraph: Subgraph) {
   })
 }
 
+// A server that cannot be reached is a configuration problem: say which and what to do in one
+// line, not a stack trace.
+async function openPostgres(url: string): Promise<Database> {
+  let db: Database | undefined
+  try {
+    db = await createDatabase({ kind: 'postgres', url })
+    await db.query('SELECT 1')
+    return db
+  } catch (error) {
+    await db?.close().catch(() => {})
+    const code = (error as { code?: string }).code
+    const reason = (error as Error).message.split('\n')[0]
+    throw new ConfigError(`Cannot use the database at ${describeUrl(url)} (${code ? `${code}: ` : ''}${reason}); check DATABASE_URL and that PostgreSQL is running`)
+  }
+}
+
+// host:port/database of a connection URL, never its password.
+function describeUrl(url: string): string {
+  try {
+    const parsed = new URL(url)
+    return `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`
+  } catch {
+    return 'DATABASE_URL'
+  }
+}
+
 async function bootstrapCredentials(store: CredentialStore, config: PlatformConfig, announce: (text: string) => void) {
   if (!(await store.isEmpty())) return
   const { apiKey, clientId, clientSecret } = config.bootstrap
@@ -273,12 +316,14 @@ async function bootstrapCredentials(store: CredentialStore, config: PlatformConf
   )
 }
 
+const SECRET_KEY_REQUIRED = 'Invalid configuration:\n  TESSERA_SECRET_KEY: required with DATABASE_URL (64 hex characters; e.g. `openssl rand -hex 32`)'
+
 // Embedded mode keeps a generated key beside the data; a server database needs the key
 // given explicitly, or secrets written by one replica could not be read by another.
 async function loadSecretBox(config: PlatformConfig, db: Database): Promise<SecretBox> {
   if (config.secretKeyHex) return createSecretBox(Buffer.from(config.secretKeyHex, 'hex'))
   if (db.handle.kind === 'postgres') {
-    throw new ConfigError('Invalid configuration:\n  TESSERA_SECRET_KEY: required with DATABASE_URL (64 hex characters; e.g. `openssl rand -hex 32`)')
+    throw new ConfigError(SECRET_KEY_REQUIRED)
   }
   const file = path.resolve(config.dataDir, 'secret.key')
   if (!existsSync(file)) await writeFile(file, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' })

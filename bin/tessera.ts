@@ -114,7 +114,8 @@ function modeFrom(values: { service?: string; gateway?: boolean; subgraph?: stri
 }
 
 async function start(config: PlatformConfig, mode: ProcessMode): Promise<number> {
-  const tessera = await createTesseraProcess({ mode, config })
+  console.log(`Tessera: starting ${mode.kind === 'all' ? 'every service' : mode.kind === 'service' ? `service ${mode.service}` : 'the gateway'}`)
+  const tessera = await createTesseraProcess({ mode, config, progress: (step) => console.log(`  ${step}`) })
   const address = await tessera.listen()
   const what = mode.kind === 'all' ? 'Tessera' : mode.kind === 'service' ? `Tessera service ${mode.service}` : 'Tessera gateway'
   console.log(`${what} listening on ${address}${mode.kind === 'service' ? ' (REST and /graphql subgraph)' : ' (GraphQL at /graphql)'}`)

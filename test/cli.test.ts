@@ -32,11 +32,22 @@ describe.concurrent('the tessera command', { timeout: 120_000 }, () => {
     const pair = await tessera(['start'], { TESSERA_CLIENT_ID: 'only-the-id', DATA_DIR: dataDir() })
     expect(pair.status).toBe(2)
     expect(pair.stderr).toContain('TESSERA_CLIENT_ID and TESSERA_CLIENT_SECRET must be set together')
+    // Checked before the database is touched: nothing listens on port 1.
+    const keyless = await tessera(['start'], { DATABASE_URL: 'postgres://tessera@127.0.0.1:1/tessera', DATA_DIR: dataDir() })
+    expect(keyless.status).toBe(2)
+    expect(keyless.stderr).toContain('TESSERA_SECRET_KEY: required with DATABASE_URL')
+    const unreachable = await tessera(['start'], { DATABASE_URL: 'postgres://tessera:hunter2@127.0.0.1:1/tessera', TESSERA_SECRET_KEY: 'ab'.repeat(32), DATA_DIR: dataDir() })
+    expect(unreachable.status).toBe(2)
+    expect(unreachable.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^Cannot use the database at 127\.0\.0\.1:1\/tessera \(ECONNREFUSED.*check DATABASE_URL/)])
+    expect(unreachable.stderr).not.toContain('hunter2')
   })
 
   it('prints development credentials on the first start only, and they work', async () => {
     const dir = dataDir()
     const first = await spawnTessera(['start'], { DATA_DIR: dir, PORT: '0' })
+    // Start-up says what it does, step by step.
+    expect(first.output()).toMatch(/database: embedded PostgreSQL in .*\n\s+migrations: applied \d+ .*\n/)
+    expect(first.output()).toMatch(/services: devices, visualization, pipelines \(\d+ ms\)/)
     const key = /API key\s+(tsr_\S+)/.exec(first.output())?.[1]
     expect(key).toBeDefined()
     const res = await fetch(`${first.url}/v1/quantum/gates`, { headers: { authorization: `Bearer ${key}` } })

@@ -15,10 +15,12 @@ const subgraphsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 
 export type PrismaClientClass = new (options: PrismaClientOptions) => { $disconnect(): Promise<void> }
 
 /** What the domain factory of a service is handed. */
-export interface DomainDependencies<Prisma> {
+export interface DomainDependencies<Prisma, Config> {
   runtime: ServiceRuntime
   /** The service's own Prisma client on the process's database; the kit disconnects it. */
   prisma: Prisma
+  /** The service's settings, read and checked before the database was opened. */
+  config: Config
 }
 
 /**
@@ -26,7 +28,7 @@ export interface DomainDependencies<Prisma> {
  * name is also its Postgres schema (migrations in subgraphs/<name>/prisma/migrations) and its
  * SDL file (schema/<name>.graphql).
  */
-export interface ServiceCoreDefinition<Domain, Client extends PrismaClientClass, Loaders extends object> {
+export interface ServiceCoreDefinition<Domain, Client extends PrismaClientClass, Loaders extends object, Config> {
   /** Lower-case service name, e.g. `devices`. */
   name: string
   /** Every scope the service checks, e.g. `devices:read`. */
@@ -35,8 +37,13 @@ export interface ServiceCoreDefinition<Domain, Client extends PrismaClientClass,
   errors: ErrorRegistry
   /** The service's generated Prisma client class. */
   prisma: Client
+  /**
+   * Reads the service's settings from the environment; throws ConfigError naming the variable.
+   * Called when the process starts, before the database is touched.
+   */
+  config?(env: NodeJS.ProcessEnv): Config
   /** Builds the domain: the one place where the service's rules live. */
-  createDomain(dependencies: DomainDependencies<InstanceType<Client>>): Domain | Promise<Domain>
+  createDomain(dependencies: DomainDependencies<InstanceType<Client>, Config>): Domain | Promise<Domain>
   /** GraphQL resolvers over the domain (types from codegen). */
   resolvers(domain: Domain): object
   /** Per-request additions to the resolver context (DataLoaders for the caller). */
@@ -60,6 +67,8 @@ export interface ServiceCore<Domain> {
   scopes: readonly string[]
   errors: ErrorRegistry
   migrations: MigrationSet
+  /** Checks the service's settings (throws ConfigError); the process calls it before opening the database. */
+  checkConfig(env: NodeJS.ProcessEnv): void
   start(runtime: ServiceRuntime): Promise<ServiceInstance<Domain>>
 }
 
@@ -73,18 +82,20 @@ export function serviceMigrations(name: string): MigrationSet {
  * defines its jobs, builds its subgraph from schema/<name>.graphql with the shared context
  * (caller, request id, loaders), and closes everything in reverse order.
  */
-export function defineServiceCore<Domain, Client extends PrismaClientClass, Loaders extends object = object>(
-  definition: ServiceCoreDefinition<Domain, Client, Loaders>,
+export function defineServiceCore<Domain, Client extends PrismaClientClass, Loaders extends object = object, Config = undefined>(
+  definition: ServiceCoreDefinition<Domain, Client, Loaders, Config>,
 ): ServiceCore<Domain> {
+  const readConfig = (env: NodeJS.ProcessEnv) => definition.config?.(env) as Config
   return {
     name: definition.name,
     scopes: definition.scopes,
     errors: definition.errors,
     migrations: serviceMigrations(definition.name),
+    checkConfig: (env) => void readConfig(env),
     async start(runtime) {
       const prisma = new definition.prisma(runtime.db.prismaOptions()) as InstanceType<Client>
       try {
-        const domain = await definition.createDomain({ runtime, prisma })
+        const domain = await definition.createDomain({ runtime, prisma, config: readConfig(runtime.env) })
         definition.jobs?.(domain, runtime.jobs)
         const subgraph = createServiceSubgraph({
           name: definition.name,

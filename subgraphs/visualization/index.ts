@@ -17,12 +17,13 @@ export const visualizationCore = defineServiceCore({
   scopes: VISUALIZATION_SCOPES,
   errors: visualizationErrors,
   prisma: PrismaClient,
-  createDomain: ({ runtime, prisma }) =>
+  config: loadVisualizationConfig,
+  createDomain: ({ runtime, prisma, config }) =>
     createVisualizationService({
       prisma,
       events: runtime.events,
       secrets: runtime.secrets,
-      config: loadVisualizationConfig(runtime.env),
+      config,
       onError: (error) => runtime.logger.error({ err: error }, 'visualization stream'),
     }),
   jobs: (domain, jobs) => domain.registerJobs(jobs),
