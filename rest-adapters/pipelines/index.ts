@@ -57,7 +57,7 @@ export const pipelinesService = defineService(pipelinesCore, {
   app.delete('/v1/pipelines/:pipeline_id', { schema: { params: params('pipeline_id') } }, async (request) => {
     const result = await domain.deletePipeline(request.principal, request.params.pipeline_id)
     return {
-      message: result.cancelledRun ? `Pipeline deleted; its running run ${result.cancelledRun} was cancelled` : 'Pipeline deleted',
+      message: result.message,
       pipeline_id: result.id,
     }
   })

@@ -1,6 +1,7 @@
 import { randomInt, randomUUID } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { createAuthorizer } from '../../platform/auth/authorize.js'
+import { checkPage } from '../../platform/validation/page.js'
 import type { Principal } from '../../platform/auth/scopes.js'
 import { isUuid } from '../../platform/validation/json-shapes.js'
 import type { ValidationIssue } from '../../platform/errors.js'
@@ -132,13 +133,7 @@ export function createDevicesService(deps: DevicesServiceDeps) {
     if (deviceId !== undefined && !DEVICE_ID_PATTERN.test(deviceId)) issues.push({ field: 'device_id', message: 'must be 1-128 characters of letters, digits and . _ : -' })
   }
 
-  function checkPage(filter: { limit?: number; offset?: number }, issues: ValidationIssue[]) {
-    const limit = filter.limit ?? 20
-    const offset = filter.offset ?? 0
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) issues.push({ field: 'limit', message: `must be an integer from 1 to ${MAX_PAGE_SIZE}` })
-    if (!Number.isInteger(offset) || offset < 0) issues.push({ field: 'offset', message: 'must be a non-negative integer' })
-    return { limit, offset }
-  }
+  const PAGE = { default: 20, max: MAX_PAGE_SIZE }
 
   async function transition(actor: Principal | null, id: string, action: AlertAction): Promise<AlertRecord> {
     const who = authorize(actor, 'write')
@@ -273,7 +268,7 @@ export function createDevicesService(deps: DevicesServiceDeps) {
     async listAlerts(actor: Principal | null, filter: AlertFilter): Promise<AlertPage> {
       authorize(actor, 'read')
       const issues: ValidationIssue[] = []
-      const { limit, offset } = checkPage(filter, issues)
+      const { limit, offset } = checkPage(filter, PAGE, issues)
       if (filter.status !== undefined && !(ALERT_STATUSES as readonly string[]).includes(filter.status)) issues.push({ field: 'status', message: `must be one of: ${ALERT_STATUSES.join(', ')}` })
       if (filter.priority !== undefined && !(ALERT_PRIORITIES as readonly string[]).includes(filter.priority)) issues.push({ field: 'priority', message: `must be one of: ${ALERT_PRIORITIES.join(', ')}` })
       checkDeviceId(filter.deviceId, issues)
@@ -380,7 +375,7 @@ export function createDevicesService(deps: DevicesServiceDeps) {
     async listDwellEvents(actor: Principal | null, deviceId: string, limit = 20): Promise<DwellEventRecord[]> {
       authorize(actor, 'read')
       const issues: ValidationIssue[] = []
-      checkPage({ limit }, issues)
+      checkPage({ limit }, PAGE, issues)
       checkDeviceId(deviceId, issues)
       if (issues.length) throw invalid(issues)
       const rows = await prisma.dwellEvent.findMany({ where: { deviceId }, orderBy: [{ occurredAt: 'desc' }, { id: 'asc' }], take: limit })

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto'
 import type { SecretBox } from '../../platform/auth/secrets.js'
 import { createAuthorizer } from '../../platform/auth/authorize.js'
+import { checkPage } from '../../platform/validation/page.js'
 import type { Principal } from '../../platform/auth/scopes.js'
 import { isUuid } from '../../platform/validation/json-shapes.js'
 import type { ValidationIssue } from '../../platform/errors.js'
 import { outboxRow, writeOutbox, type EventBus } from '../../platform/events/event-bus.js'
 import { mapAsyncIterator } from '../../platform/events/map-async-iterator.js'
 import type { JobRunner } from '../../platform/jobs/job-runner.js'
-import { ConnectionError, ConnectorConfigError, type Column, type ConnectorContext, type Row } from './connectors/connector.js'
+import { connectorFailure, type Column, type ConnectorContext, type Row } from './connectors/connector.js'
 import { CONNECTORS, findConnector } from './connectors/index.js'
 import { pipelinesErrors as errors } from './errors.js'
 import { Prisma, type PrismaClient } from './generated/prisma/client.js'
@@ -21,6 +22,10 @@ export const SCHEDULER_QUEUE = 'pipelines.scheduler'
 const SCHEMA = 'pipelines'
 /** Run history page size: the document's default, and our maximum. */
 export const RUNS_PAGE = { default: 20, max: 100 }
+/** Page sizes of the pipeline listing. */
+export const PIPELINES_PAGE = { default: 20, max: 100 }
+/** Rows of a run's output a preview or chart may read. */
+const PREVIEW_PAGE = { default: 100, max: 1000 }
 
 /** A connector as listed by `GET /v1/connectors`. */
 export interface ConnectorInfo {
@@ -68,6 +73,15 @@ export function createPipelinesService(deps: PipelinesServiceDeps) {
 
   const authorize = createAuthorizer(errors, 'pipelines')
   const pipelineNotFound = (id: string) => errors.create('PIPE_001', `Pipeline ${id} not found`, { field: 'pipeline_id', reason: 'not found' })
+
+  // A connector's failure in the interface's codes; anything else passes on as a fault.
+  const interfaceError = (error: unknown, side: 'source' | 'destination') => {
+    const failure = connectorFailure(error, side)
+    if (!failure) return error
+    return failure.code === 'PIPE_002'
+      ? errors.invalid([{ field: failure.field, message: failure.message }])
+      : errors.create(failure.code, failure.message, { field: failure.field, reason: (error as Error).message })
+  }
 
   async function loadPipeline(id: string) {
     const row = isUuid(id) ? await prisma.pipeline.findUnique({ where: { id } }) : null
@@ -156,14 +170,12 @@ export function createPipelinesService(deps: PipelinesServiceDeps) {
       const parsed = parsePipelineConfig(body)
       if (!parsed.ok) throw errors.invalid(parsed.issues)
       const { config } = parsed
-      for (const [side, endpoint, code] of [['source', config.source, 'CONN_001'], ['destination', config.destination, 'CONN_002']] as const) {
+      for (const [side, endpoint] of [['source', config.source], ['destination', config.destination]] as const) {
         const connector = findConnector(endpoint.type)!
         try {
           await connector.check(endpoint.settings, connectorContext, side)
         } catch (error) {
-          if (error instanceof ConnectorConfigError) throw errors.invalid([{ field: `${side}.${error.field}`, message: error.message }])
-          if (error instanceof ConnectionError) throw errors.create(code, `Connection to ${side} failed: ${error.message}`, { field: side, reason: error.message })
-          throw error
+          throw interfaceError(error, side)
         }
       }
       const row = await prisma.pipeline.create({
@@ -191,11 +203,8 @@ export function createPipelinesService(deps: PipelinesServiceDeps) {
 
     async listPipelines(actor: Principal | null, page: { limit?: number; offset?: number }) {
       authorize(actor, 'read')
-      const limit = page.limit ?? 20
-      const offset = page.offset ?? 0
       const issues: ValidationIssue[] = []
-      if (!Number.isInteger(limit) || limit < 1 || limit > 100) issues.push({ field: 'limit', message: 'must be an integer from 1 to 100' })
-      if (!Number.isInteger(offset) || offset < 0) issues.push({ field: 'offset', message: 'must be a non-negative integer' })
+      const { limit, offset } = checkPage(page, PIPELINES_PAGE, issues)
       if (issues.length) throw errors.invalid(issues)
       const [rows, total] = await prisma.$transaction([
         prisma.pipeline.findMany({ orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], take: limit, skip: offset }),
@@ -208,7 +217,7 @@ export function createPipelinesService(deps: PipelinesServiceDeps) {
      * Deletes a pipeline with its runs and logs. A run in progress is cancelled: its row goes
      * with the pipeline; the engine notices within about a second and rolls its writes back.
      */
-    async deletePipeline(actor: Principal | null, id: string): Promise<{ id: string; cancelledRun: string | null }> {
+    async deletePipeline(actor: Principal | null, id: string): Promise<{ id: string; cancelledRun: string | null; message: string }> {
       authorize(actor, 'write')
       await loadPipeline(id)
       return prisma.$transaction(async (tx) => {
@@ -218,7 +227,10 @@ export function createPipelinesService(deps: PipelinesServiceDeps) {
           await writeOutbox(tx, 'pipelines', [outboxRow(RUN_EVENTS.updated, running.id, { ...toRun(running), status: 'cancelled', completedAt: now() })])
         }
         await tx.pipeline.delete({ where: { id } })
-        return { id, cancelledRun: running?.id ?? null }
+        const cancelledRun = running?.id ?? null
+        // The one wording both faces show.
+        const message = cancelledRun ? `Pipeline ${id} deleted; its running run ${cancelledRun} was cancelled` : `Pipeline ${id} deleted`
+        return { id, cancelledRun, message }
       })
     },
 
@@ -234,8 +246,7 @@ export function createPipelinesService(deps: PipelinesServiceDeps) {
     async listRuns(actor: Principal | null, pipelineId: string, filter: { limit?: number; status?: string }): Promise<RunRecord[]> {
       authorize(actor, 'read')
       const issues: ValidationIssue[] = []
-      const limit = filter.limit ?? RUNS_PAGE.default
-      if (!Number.isInteger(limit) || limit < 1 || limit > RUNS_PAGE.max) issues.push({ field: 'limit', message: `must be an integer from 1 to ${RUNS_PAGE.max}` })
+      const { limit } = checkPage(filter, RUNS_PAGE, issues)
       if (filter.status !== undefined && !RUN_STATUSES.includes(filter.status as RunStatus)) issues.push({ field: 'status', message: `must be one of: ${RUN_STATUSES.join(', ')}` })
       if (issues.length) throw errors.invalid(issues)
       await loadPipeline(pipelineId)
@@ -283,7 +294,9 @@ export function createPipelinesService(deps: PipelinesServiceDeps) {
      */
     async previewOutput(actor: Principal | null, runId: string, limit = 100): Promise<{ columns: Column[]; rows: Row[] }> {
       const run = await service.getRun(actor, runId)
-      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw errors.invalid([{ field: 'limit', message: 'must be an integer from 1 to 1000' }])
+      const issues: ValidationIssue[] = []
+      checkPage({ limit }, PREVIEW_PAGE, issues)
+      if (issues.length) throw errors.invalid(issues)
       const pipeline = await loadPipeline(run.pipelineId)
       const destination = openSecrets(pipeline.destination as unknown as EndpointConfig, secrets)
       const connector = findConnector(destination.type)
@@ -297,9 +310,7 @@ export function createPipelinesService(deps: PipelinesServiceDeps) {
         }
         return { columns: schema.columns, rows }
       } catch (error) {
-        if (error instanceof ConnectionError) throw errors.create('CONN_002', `Connection to destination failed: ${error.message}`)
-        if (error instanceof ConnectorConfigError) throw errors.invalid([{ field: `destination.${error.field}`, message: error.message }])
-        throw error
+        throw interfaceError(error, 'destination')
       }
     },
 

@@ -25,7 +25,7 @@ export function createPipelinesResolvers(service: PipelinesService): Resolvers {
       runPipeline: (_, { id }, ctx) => service.runPipeline(ctx.actor, id),
       deletePipeline: async (_, { id }, ctx) => {
         const result = await service.deletePipeline(ctx.actor, id)
-        return { pipelineId: result.id, message: `Pipeline ${result.id} deleted`, cancelledRunId: result.cancelledRun }
+        return { pipelineId: result.id, message: result.message, cancelledRunId: result.cancelledRun }
       },
     },
     Subscription: {

@@ -1,6 +1,6 @@
 import type { SecretBox } from '../../platform/auth/secrets.js'
 import { outboxRow, writeOutbox } from '../../platform/events/event-bus.js'
-import { ConnectionError, ConnectorConfigError, type ConnectorContext, type Row, type Writer } from './connectors/connector.js'
+import { ConnectorConfigError, connectorFailure, type ConnectorContext, type Row, type Writer } from './connectors/connector.js'
 import { findConnector } from './connectors/index.js'
 import type { Prisma, PrismaClient } from './generated/prisma/client.js'
 import { openSecrets, type EndpointConfig, type SyncSettings } from './pipeline-config.js'
@@ -99,7 +99,7 @@ export function createRunEngine(deps: RunEngineDeps) {
         if (!destinationConnector?.openWriter) throw new RunFailure('PIPE_002', `destination type ${destination.type} cannot be written`)
         await log(runId, 'INFO', `Run started (${run.trigger}): ${sourceConnector.name} → ${destinationConnector.name}, ${sync.mode}, ${sync.writeMode}`)
 
-        const schema = await attempt('CONN_001', 'source', () => sourceConnector.check(source.settings, ctx, 'source').then(() => sourceConnector.discover(source.settings, ctx)))
+        const schema = await attempt('source', () => sourceConnector.check(source.settings, ctx, 'source').then(() => sourceConnector.discover(source.settings, ctx)))
         await log(runId, 'INFO', `Source ${schema.name}: ${schema.columns.length} columns (${schema.columns.map((c) => `${c.name} ${c.type}`).join(', ')})`)
         const transformations = pipeline.transformations as unknown as Transformation[]
         const plan = planTransformations(transformations, schema.columns)
@@ -116,7 +116,7 @@ export function createRunEngine(deps: RunEngineDeps) {
           if (missing.length) throw new RunFailure('PIPE_002', `sync.primary_key: the transformed rows have no column ${missing.join(', ')}`)
         }
 
-        writer = await attempt('CONN_002', 'destination', async () => {
+        writer = await attempt('destination', async () => {
           await destinationConnector.check(destination.settings, ctx, 'destination')
           return destinationConnector.openWriter!(destination.settings, ctx, { columns: plan.columns, mode: sync.writeMode, primaryKey })
         })
@@ -133,13 +133,13 @@ export function createRunEngine(deps: RunEngineDeps) {
         let nextLog = LOG_EVERY_ROWS
         let published = 0
         for (;;) {
-          const next = await attempt('CONN_001', 'source', () => batches.next())
+          const next = await attempt('source', () => batches.next())
           if (next.done) break
           const batch: Row[] = next.value
           read += batch.length
           if (sync.cursorColumn && batch.length) cursorTo = batch[batch.length - 1]![sync.cursorColumn]
           const out = apply(batch)
-          await attempt('CONN_002', 'destination', () => writer!.write(out))
+          await attempt('destination', () => writer!.write(out))
           processed += out.length
           if (Date.now() - published >= PROGRESS_EVERY_MS) {
             published = Date.now()
@@ -158,7 +158,7 @@ export function createRunEngine(deps: RunEngineDeps) {
             await log(runId, 'INFO', `Read ${read} rows, wrote ${processed}`)
           }
         }
-        await attempt('CONN_002', 'destination', () => writer!.commit())
+        await attempt('destination', () => writer!.commit())
         writer = undefined
         if (read === 0) await log(runId, 'WARN', sync.mode === 'incremental' ? 'No new rows since the last run' : 'The source has no rows')
         else if (processed < read) await log(runId, 'WARN', `Filters dropped ${read - processed} of ${read} rows`)
@@ -182,13 +182,13 @@ export function createRunEngine(deps: RunEngineDeps) {
 }
 
 /** Runs a connector call, turning a connection failure into the run's code for that side. */
-async function attempt<T>(code: 'CONN_001' | 'CONN_002', side: 'source' | 'destination', work: () => Promise<T>): Promise<T> {
+async function attempt<T>(side: 'source' | 'destination', work: () => Promise<T>): Promise<T> {
   try {
     return await work()
   } catch (error) {
-    if (error instanceof ConnectionError) throw new RunFailure(code, `Connection to ${side} failed: ${error.message}`)
-    if (error instanceof ConnectorConfigError) throw new RunFailure('PIPE_002', `${side}.${error.field}: ${error.message}`)
-    throw error
+    const failure = connectorFailure(error, side)
+    if (!failure) throw error
+    throw new RunFailure(failure.code, failure.code === 'PIPE_002' ? `${failure.field}: ${failure.message}` : failure.message)
   }
 }
 

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto'
 import type { SecretBox } from '../../platform/auth/secrets.js'
 import { createAuthorizer } from '../../platform/auth/authorize.js'
+import { checkPage } from '../../platform/validation/page.js'
 import type { Principal } from '../../platform/auth/scopes.js'
 import type { ValidationIssue } from '../../platform/errors.js'
 import { isRecord, isUuid } from '../../platform/validation/json-shapes.js'
@@ -223,12 +224,9 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
 
   function parsePage(page: { limit?: number; offset?: number }) {
     const issues: ValidationIssue[] = []
-    const limit = page.limit ?? PAGE.default
-    const offset = page.offset ?? 0
-    if (!Number.isInteger(limit) || limit < 1 || limit > PAGE.max) issues.push({ field: 'limit', message: `must be an integer from 1 to ${PAGE.max}` })
-    if (!Number.isInteger(offset) || offset < 0) issues.push({ field: 'offset', message: 'must be an integer of 0 or more' })
+    const checked = checkPage(page, PAGE, issues)
     if (issues.length) throw invalid(issues)
-    return { limit, offset }
+    return checked
   }
 
   function parseInterval(value: unknown): number {

@@ -81,6 +81,22 @@ export class ConnectorConfigError extends Error {
   }
 }
 
+/** A connector failure in the interface's terms: the code, the field at fault and why. */
+export interface ConnectorFailure {
+  /** CONN_001 (source) or CONN_002 (destination) when the system cannot be reached; PIPE_002 for wrong settings. */
+  code: 'CONN_001' | 'CONN_002' | 'PIPE_002'
+  /** `source`, `destination`, or the settings field under one of them (`destination.table`). */
+  field: string
+  message: string
+}
+
+/** Classifies a connector error on one side of a pipeline; undefined for anything else (a fault). */
+export function connectorFailure(error: unknown, side: 'source' | 'destination'): ConnectorFailure | undefined {
+  if (error instanceof ConnectorConfigError) return { code: 'PIPE_002', field: `${side}.${error.field}`, message: error.message }
+  if (error instanceof ConnectionError) return { code: side === 'source' ? 'CONN_001' : 'CONN_002', field: side, message: `Connection to ${side} failed: ${error.message}` }
+  return undefined
+}
+
 /** What a connector is handed besides its settings. */
 export interface ConnectorContext {
   /** Folder that file and embedded-warehouse paths are resolved in; nothing outside it is touched. */
