@@ -13,7 +13,7 @@ import type { DevicesConfig } from './devices-config.js'
 import { feedGaze, validateDwellConfig, type DwellConfig, type DwellEvent as DetectorEvent, type DwellState } from './dwell-detector.js'
 import { devicesErrors as errors } from './errors.js'
 import { Prisma, type PrismaClient } from './generated/prisma/client.js'
-import { CIRCUIT_LIMITS, parseCircuit, simulateCircuit, SUPPORTED_GATES } from './quantum-circuit.js'
+import { CIRCUIT_LIMITS, parseCircuit, simulateCircuit, SUPPORTED_GATES } from './quantum/index.js'
 import { DEVICE_ID_PATTERN, parseSignal, type SignalType } from './signal-input.js'
 
 /** An alert as the domain sees it. */

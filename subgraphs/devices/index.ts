@@ -8,7 +8,7 @@ import { createDevicesResolvers } from './resolvers.js'
 import { DEVICES_SCOPES } from './scopes.js'
 
 export { devicesErrors } from './errors.js'
-export { CIRCUIT_LIMITS, SUPPORTED_GATES } from './quantum-circuit.js'
+export { CIRCUIT_LIMITS, SUPPORTED_GATES } from './quantum/index.js'
 export { ALERT_PRIORITIES, ALERT_STATUSES } from './alert-lifecycle.js'
 export { SIGNAL_TYPES } from './signal-input.js'
 export { MAX_PAGE_SIZE, type AlertRecord, type CircuitRecord, type DevicesService, type DwellEventRecord, type SignalRecord } from './devices-service.js'

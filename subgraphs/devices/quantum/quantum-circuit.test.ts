@@ -7,7 +7,7 @@ import {
   type Circuit,
   type SimulationResult,
   type ValidationIssue,
-} from './quantum-circuit.js';
+} from './index.js';
 
 /** Parses a body that the test expects to be valid, failing loudly otherwise. */
 function circuitOf(body: unknown): Circuit {
