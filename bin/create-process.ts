@@ -165,9 +165,7 @@ export async function createTesseraProcess(options: ProcessOptions) {
       gateway = await createGateway({
         supergraphSdl: await readFile(path.join(root, 'schema/supergraph.graphql'), 'utf8'),
         endpoints,
-        introspection: config.gateway.introspection,
-        maxDepth: config.gateway.maxDepth,
-        maxCost: config.gateway.maxCost,
+        ...config.gateway,
         limiter,
         metrics: app.metrics,
         logger: app.log,

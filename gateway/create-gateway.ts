@@ -13,7 +13,7 @@ import { readCredential, type HeaderBag } from '../platform/auth/read-credential
 import type { Metrics } from '../platform/http/metrics.js'
 import { rateLimitHeaders, type RateLimiter } from '../platform/rate-limit/rate-limiter.js'
 import { explorerPage } from './explorer-page.js'
-import { createQueryLimitsRule } from './query-limits.js'
+import { DEFAULT_DOCUMENT_LIMITS, createQueryLimitsRule, parseWithinLimits, type DocumentLimits } from './query-limits.js'
 import { createSubscriptionServer } from './subscription-forwarder.js'
 import { createSubscriptionPlanner } from './subscription-planner.js'
 import type { SubgraphEndpoint } from './subgraph-endpoint.js'
@@ -34,6 +34,12 @@ export interface GatewayOptions {
   introspection: boolean
   maxDepth: number
   maxCost: number
+  /** Most tokens a document may have (`TESSERA_MAX_QUERY_TOKENS`). */
+  maxTokens?: number
+  /** Most aliases in a document (`TESSERA_MAX_QUERY_ALIASES`). */
+  maxAliases?: number
+  /** Most directives in a document (`TESSERA_MAX_QUERY_DIRECTIVES`). */
+  maxDirectives?: number
   limiter: RateLimiter
   metrics: Metrics
   logger: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void }
@@ -71,6 +77,11 @@ export async function createGateway(options: GatewayOptions) {
   })
 
   const limitsRule = createQueryLimitsRule({ maxDepth: options.maxDepth, maxCost: options.maxCost })
+  const documentLimits: DocumentLimits = {
+    maxTokens: options.maxTokens ?? DEFAULT_DOCUMENT_LIMITS.maxTokens,
+    maxAliases: options.maxAliases ?? DEFAULT_DOCUMENT_LIMITS.maxAliases,
+    maxDirectives: options.maxDirectives ?? DEFAULT_DOCUMENT_LIMITS.maxDirectives,
+  }
   // Apollo caches parsed documents, so a repeated operation is the same object: measure it once.
   const breaches = new WeakMap<DocumentNode, GraphQLError | null>()
   const limitBreach = (document: DocumentNode, schema: GraphQLSchema): GraphQLError | null => {
@@ -88,6 +99,8 @@ export async function createGateway(options: GatewayOptions) {
     stopOnTerminationSignals: false,
     introspection: options.introspection,
     csrfPrevention: true,
+    // The same token bound for every path into Apollo's parser (HTTP and graphql-ws operations).
+    parseOptions: { maxTokens: documentLimits.maxTokens },
     includeStacktraceInErrorResponses: false,
     // The landing page is our own, self-contained explorer (no CDN), served by the route below.
     plugins: [
@@ -132,6 +145,7 @@ export async function createGateway(options: GatewayOptions) {
     endpoints: options.endpoints,
     dataSources: dataSources as Record<string, GraphQLDataSource>,
     validationRules: [limitsRule],
+    documentLimits,
     async executeOperation(request, headers) {
       const response = await apollo.executeOperation(
         { query: request.query, variables: request.variables, operationName: request.operationName },
@@ -161,6 +175,13 @@ export async function createGateway(options: GatewayOptions) {
           const url = new URL(request.url, 'http://gateway')
           if (request.method === 'GET' && !url.searchParams.has('query') && (request.headers.accept ?? '').includes('text/html')) {
             return reply.type('text/html; charset=utf-8').send(explorerPage())
+          }
+          // Size limits come before Apollo's validation, whose work grows with aliases and
+          // repeated fields (overlap checks compare fields pairwise).
+          const query = request.method === 'GET' ? url.searchParams.get('query') : queryOf(request.body)
+          if (typeof query === 'string') {
+            const parsed = parseWithinLimits(query, documentLimits)
+            if ('error' in parsed) return reply.code(400).send({ errors: [parsed.error.toJSON()] })
           }
           const headers = new HeaderMap()
           for (const [name, value] of Object.entries(request.headers)) {
@@ -193,6 +214,11 @@ export async function createGateway(options: GatewayOptions) {
       await apollo.stop()
     },
   }
+}
+
+// The operation text of a POST body, when it has one (Apollo answers every other shape).
+function queryOf(body: unknown): unknown {
+  return body !== null && typeof body === 'object' && 'query' in body ? body.query : undefined
 }
 
 /** A running gateway. */
