@@ -10,10 +10,11 @@ import type { FastifyInstance } from 'fastify'
 import { validate, type DocumentNode, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql'
 import { WebSocketServer } from 'ws'
 import { readCredential, type HeaderBag } from '../platform/auth/read-credential.js'
+import { inspectInput } from '../platform/validation/inspect-input.js'
 import type { Metrics } from '../platform/http/metrics.js'
 import { rateLimitHeaders, type RateLimiter } from '../platform/rate-limit/rate-limiter.js'
 import { explorerPage } from './explorer-page.js'
-import { DEFAULT_DOCUMENT_LIMITS, createQueryLimitsRule, parseWithinLimits, type DocumentLimits } from './query-limits.js'
+import { DEFAULT_DOCUMENT_LIMITS, createQueryLimitsRule, inputTooDeep, parseWithinLimits, type DocumentLimits } from './query-limits.js'
 import { createSubscriptionServer } from './subscription-forwarder.js'
 import { createSubscriptionPlanner } from './subscription-planner.js'
 import type { SubgraphEndpoint } from './subgraph-endpoint.js'
@@ -183,6 +184,8 @@ export async function createGateway(options: GatewayOptions) {
             const parsed = parseWithinLimits(query, documentLimits)
             if ('error' in parsed) return reply.code(400).send({ errors: [parsed.error.toJSON()] })
           }
+          const nesting = inspectInput(request.method === 'GET' ? variablesOf(url) : request.body, '', { nul: false })
+          if (nesting) return reply.code(400).send({ errors: [inputTooDeep(nesting).toJSON()] })
           const headers = new HeaderMap()
           for (const [name, value] of Object.entries(request.headers)) {
             if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value)
@@ -213,6 +216,17 @@ export async function createGateway(options: GatewayOptions) {
     async stop() {
       await apollo.stop()
     },
+  }
+}
+
+// GET carries variables as JSON text; text that does not parse is Apollo's to refuse.
+function variablesOf(url: URL): unknown {
+  const text = url.searchParams.get('variables')
+  if (!text) return undefined
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
   }
 }
 

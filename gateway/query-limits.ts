@@ -124,6 +124,13 @@ function nestingExceeds(text: string, max: number): boolean {
   return false
 }
 
+/** The 400 for a request body or variables nested deeper than the platform allows. */
+export function inputTooDeep(problem: { field: string; message: string }): GraphQLError {
+  return new GraphQLError(`${problem.field} ${problem.message}`, {
+    extensions: { code: 'BAD_USER_INPUT', http: { status: 400 }, details: { field: problem.field, reason: problem.message } },
+  })
+}
+
 function limitError(message: string, code: string, details: Record<string, number>): GraphQLError {
   return new GraphQLError(message, { extensions: { code, http: { status: 400 }, details } })
 }

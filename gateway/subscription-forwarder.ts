@@ -14,7 +14,8 @@ import {
 import WebSocket, { type WebSocketServer } from 'ws'
 import type { HeaderBag } from '../platform/auth/read-credential.js'
 import { mapAsyncIterator } from '../platform/events/map-async-iterator.js'
-import { parseWithinLimits, type DocumentLimits } from './query-limits.js'
+import { inspectInput } from '../platform/validation/inspect-input.js'
+import { inputTooDeep, parseWithinLimits, type DocumentLimits } from './query-limits.js'
 import type { SubgraphEndpoint } from './subgraph-endpoint.js'
 import type { PlannedSubscription, SubscriptionPlanner } from './subscription-planner.js'
 
@@ -78,6 +79,8 @@ export function createSubscriptionServer(options: SubscriptionServerOptions) {
         if (!schema) return [new GraphQLError('The graph is not loaded yet', { extensions: { code: 'SERVICE_UNAVAILABLE' } })]
         const parsed = parseWithinLimits(payload.query, options.documentLimits)
         if ('error' in parsed) return [parsed.error]
+        const nesting = inspectInput(payload.variables, 'variables', { nul: false })
+        if (nesting) return [inputTooDeep(nesting)]
         const document = parsed.document
         const errors = validate(schema, document, [...specifiedRules, ...options.validationRules])
         if (errors.length) return errors

@@ -4,7 +4,7 @@ import { readCredential } from '../auth/read-credential.js'
 import { hasScope, type Principal } from '../auth/scopes.js'
 import { TesseraError, type ErrorRegistry, type ValidationIssue } from '../errors.js'
 import { rateLimitHeaders, type RateLimiter } from '../rate-limit/rate-limiter.js'
-import { findNul } from '../validation/find-nul.js'
+import { inspectInput } from '../validation/inspect-input.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -92,8 +92,9 @@ export function installRestEdge(scope: FastifyInstance, options: RestEdgeOptions
     request.principal = await authenticate(request)
   })
   scope.addHook('preValidation', async (request) => {
-    const field = findNul(request.params) ?? findNul(request.query) ?? findNul(request.body)
-    if (field) throw errors.invalid([{ field, message: 'must not contain the NUL character (U+0000)' }])
+    // NUL characters and over-deep nesting are refused before schema validation walks the body.
+    const problem = inspectInput(request.params) ?? inspectInput(request.query) ?? inspectInput(request.body)
+    if (problem) throw errors.invalid([problem])
   })
 
   const send = (error: TesseraError, request: FastifyRequest, reply: FastifyReply) => {
