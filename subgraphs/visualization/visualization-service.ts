@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import type { SecretBox } from '../../platform/auth/secrets.js'
 import { createAuthorizer } from '../../platform/auth/authorize.js'
 import type { Principal } from '../../platform/auth/scopes.js'
@@ -55,6 +55,13 @@ export interface ChartRecord {
   updatedAt: Date
   /** Read access to this one chart (image, embed page, stream); see chart-links.ts. */
   embedToken: string
+}
+
+/** A chart drawn for one request and not stored (a run output's chart). */
+export type RunChartPreview = Pick<ChartRecord, 'chartType' | 'config' | 'width' | 'height' | 'dataPoints' | 'renderTimeMs'> & {
+  data: RenderInput['data']
+  /** The rendered SVG document. */
+  svg: string
 }
 
 /** An export file and where to download it. */
@@ -250,7 +257,7 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
     renderTimeMs: rendered.renderTimeMs,
   })
 
-  async function createChart(actor: { id: string }, input: RenderInput, sourceKey?: string): Promise<ChartRecord> {
+  async function createChart(actor: { id: string }, input: RenderInput): Promise<ChartRecord> {
     const rendered = await renderChart(input, 'svg')
     const at = now()
     const row = await prisma.chart.create({
@@ -262,7 +269,6 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
         createdAt: at,
         updatedAt: at,
         createdBy: actor.id,
-        ...(sourceKey ? { sourceKey } : {}),
       },
     })
     return toRecord(row)
@@ -288,27 +294,25 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
 
     /**
      * A pipeline run's output drawn as a chart: the rows become items through `input`'s column
-     * mapping (see rows-to-chart-data.ts), rendered with its config and size. The chart is
-     * kept under a key of the run, the input and the rows, so asking again while the output is
-     * unchanged returns the same chart.
+     * mapping (see rows-to-chart-data.ts), rendered with its config and size. Reading a run
+     * needs only the read scope, so nothing is stored: the caller keeps the chart, if it wants
+     * to, with `renderChart` (which needs the write scope).
      */
-    async chartOfRunOutput(actor: Principal | null, output: { runId: string; rows: readonly Record<string, unknown>[] }, input: RunChartRequest): Promise<ChartRecord> {
-      const principal = authorize(actor, 'read')
+    async chartOfRunOutput(actor: Principal | null, output: { runId: string; rows: readonly Record<string, unknown>[] }, input: RunChartRequest): Promise<RunChartPreview> {
+      authorize(actor, 'read')
       const mapped = rowsToChartData(output.rows, input)
       if (!mapped.ok) throw invalid(mapped.issues.map((i) => ({ field: `input.${i.field}`, message: i.message })))
-      const digest = createHash('sha256').update(JSON.stringify({ input, rows: output.rows })).digest('base64url')
-      const sourceKey = `run:${output.runId}:${digest}`
-      const existing = await prisma.chart.findUnique({ where: { sourceKey }, omit: WITHOUT_SVG })
-      if (existing) return toRecord(existing)
-      const body = { chart_type: input.chartType, data: mapped.data, config: input.config, width: input.width, height: input.height }
-      try {
-        return await createChart(principal, validated(body), sourceKey)
-      } catch (error) {
-        // Two requests drew it at once; the first one's chart is the chart.
-        if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
-          return toRecord(await prisma.chart.findUniqueOrThrow({ where: { sourceKey }, omit: WITHOUT_SVG }))
-        }
-        throw error
+      const checked = validated({ chart_type: input.chartType, data: mapped.data, config: input.config, width: input.width, height: input.height })
+      const rendered = await renderChart(checked, 'svg')
+      return {
+        chartType: checked.chartType,
+        data: checked.data,
+        config: checked.config,
+        width: checked.width,
+        height: checked.height,
+        dataPoints: rendered.dataPoints,
+        svg: rendered.text ?? '',
+        renderTimeMs: rendered.renderTimeMs,
       }
     },
 
