@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify'
 import { validate, type DocumentNode, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql'
 import { WebSocketServer } from 'ws'
 import { readCredential, type HeaderBag } from '../platform/auth/read-credential.js'
+import { credentialInQuery } from '../platform/auth/url-credentials.js'
 import { inspectInput } from '../platform/validation/inspect-input.js'
 import type { Metrics } from '../platform/http/metrics.js'
 import { rateLimitHeaders, type RateLimiter } from '../platform/rate-limit/rate-limiter.js'
@@ -174,6 +175,12 @@ export async function createGateway(options: GatewayOptions) {
             })
           }
           const url = new URL(request.url, 'http://gateway')
+          const inUrl = credentialInQuery(Object.fromEntries(url.searchParams))
+          if (inUrl) {
+            return reply.code(400).send({
+              errors: [{ message: `${inUrl}: API keys and access tokens are not accepted in the URL; send Authorization: Bearer <key>`, extensions: { code: 'BAD_REQUEST', http: { status: 400 }, details: { field: inUrl } } }],
+            })
+          }
           if (request.method === 'GET' && !url.searchParams.has('query') && (request.headers.accept ?? '').includes('text/html')) {
             return reply.type('text/html; charset=utf-8').send(explorerPage())
           }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { readCredential } from '../auth/read-credential.js'
+import { credentialInQuery } from '../auth/url-credentials.js'
 import { hasScope, type Principal } from '../auth/scopes.js'
 import { TesseraError, type ErrorRegistry, type ValidationIssue } from '../errors.js'
 import { rateLimitHeaders, type RateLimiter } from '../rate-limit/rate-limiter.js'
@@ -88,6 +89,12 @@ export function installRestEdge(scope: FastifyInstance, options: RestEdgeOptions
     return principal
   }
   scope.addHook('onRequest', async (request) => {
+    const inUrl = credentialInQuery(request.query)
+    if (inUrl) {
+      throw errors.invalid([
+        { field: inUrl, message: 'must not carry an API key or access token: URLs end up in logs and browser history. Send it as Authorization: Bearer <key>, and revoke a key that was sent in a URL' },
+      ])
+    }
     if (request.routeOptions.config.public) return
     request.principal = await authenticate(request)
   })
