@@ -93,6 +93,8 @@ export async function createTesseraProcess(options: ProcessOptions) {
       store: db?.handle.kind === 'postgres' ? createPostgresRateLimitStore(db) : createMemoryRateLimitStore(),
       max: config.rateLimit.max,
       windowSeconds: config.rateLimit.windowSeconds,
+      // Request limits fail open to per-process counters; the store's failure is logged.
+      onStoreError: (error) => app.log.warn({ err: error }, 'rate-limit store unavailable; counting in this process'),
     })
 
     let jobs: JobRunner | undefined

@@ -13,7 +13,7 @@ import { readCredential, type HeaderBag } from '../platform/auth/read-credential
 import { credentialInQuery } from '../platform/auth/url-credentials.js'
 import { inspectInput } from '../platform/validation/inspect-input.js'
 import type { Metrics } from '../platform/http/metrics.js'
-import { rateLimitHeaders, type RateLimiter } from '../platform/rate-limit/rate-limiter.js'
+import { RateLimitUnavailableError, rateLimitHeaders, type RateLimiter } from '../platform/rate-limit/rate-limiter.js'
 import { explorerPage } from './explorer-page.js'
 import { DEFAULT_DOCUMENT_LIMITS, createQueryLimitsRule, inputTooDeep, parseWithinLimits, type DocumentLimits } from './query-limits.js'
 import { createSubscriptionServer } from './subscription-forwarder.js'
@@ -48,6 +48,14 @@ export interface GatewayOptions {
 }
 
 const FORWARDED_HEADERS = ['authorization', 'x-api-key', 'x-request-id']
+
+// Fastify's body errors, as /graphql reports them.
+const BODY_ERRORS: Record<string, [code: string, message: string]> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: ['PAYLOAD_TOO_LARGE', 'Request body is too large'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ['UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json'],
+  FST_ERR_CTP_INVALID_JSON_BODY: ['BAD_REQUEST', 'Request body is not valid JSON'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: ['BAD_REQUEST', 'Request body is empty but content-type is application/json'],
+}
 
 /**
  * The federated gateway: Apollo Server over an Apollo Gateway that plans each operation across
@@ -164,10 +172,26 @@ export async function createGateway(options: GatewayOptions) {
       app.route({
         method: ['GET', 'POST'],
         url: '/graphql',
+        // What fails before the handler (an oversized or malformed body) answers in GraphQL's
+        // error shape like everything else on /graphql, not in Fastify's.
+        errorHandler(error, request, reply) {
+          const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
+          if (status === 500) request.log.error({ err: error, reqId: request.id }, 'unhandled error')
+          const [code, message] = BODY_ERRORS[error.code] ?? (status === 500 ? ['INTERNAL_SERVER_ERROR', `Internal error; quote request id ${request.id} to support`] : ['BAD_REQUEST', error.message])
+          return reply.code(status).send({ errors: [{ message, extensions: { code, http: { status }, requestId: request.id } }] })
+        },
         async handler(request, reply) {
           const credential = readCredential(request.headers)
           const key = credential ? `g:${createHash('sha256').update(credential).digest('base64url')}` : `gip:${request.ip}`
-          const state = await options.limiter.consume(key)
+          let state
+          try {
+            state = await options.limiter.consume(key)
+          } catch (error) {
+            if (!(error instanceof RateLimitUnavailableError)) throw error
+            return reply.code(503).header('retry-after', String(error.retryAfterSeconds)).send({
+              errors: [{ message: `${error.message}; try again in ${error.retryAfterSeconds} s`, extensions: { code: 'SERVICE_UNAVAILABLE', http: { status: 503 } } }],
+            })
+          }
           reply.headers(rateLimitHeaders(state))
           if (!state.allowed) {
             return reply.code(429).send({

@@ -4,7 +4,7 @@ import { readCredential } from '../auth/read-credential.js'
 import { credentialInQuery } from '../auth/url-credentials.js'
 import { hasScope, type Principal } from '../auth/scopes.js'
 import { TesseraError, type ErrorRegistry, type ValidationIssue } from '../errors.js'
-import { rateLimitHeaders, type RateLimiter } from '../rate-limit/rate-limiter.js'
+import { RateLimitUnavailableError, rateLimitHeaders, type RateLimiter } from '../rate-limit/rate-limiter.js'
 import { inspectInput } from '../validation/inspect-input.js'
 
 declare module 'fastify' {
@@ -125,7 +125,7 @@ export function installRestEdge(scope: FastifyInstance, options: RestEdgeOptions
       try {
         await limit(request, reply)
       } catch (error) {
-        return send(error as TesseraError, request, reply)
+        return send(toTesseraError(error as TesseraError, errors) ?? errors.forRole('internal'), request, reply)
       }
       return send(errors.forRole('notFound', `No route ${request.method} ${request.url.split('?')[0]}`), request, reply)
     },
@@ -143,6 +143,12 @@ export type RestEdge = ReturnType<typeof installRestEdge>
 /** Maps framework errors to the service's codes; undefined for real faults. */
 function toTesseraError(error: FastifyError | TesseraError, errors: ErrorRegistry): TesseraError | undefined {
   if (error instanceof TesseraError) return error
+  // A fail-closed limiter whose store is down: the client may retry, nothing is wrong with it.
+  if (error instanceof RateLimitUnavailableError) {
+    return new TesseraError('SERVICE_UNAVAILABLE', 503, `${error.message}; try again in ${error.retryAfterSeconds} s`, { reason: 'rate limit store unavailable' }, {
+      'retry-after': String(error.retryAfterSeconds),
+    })
+  }
   if (error.validation) {
     return errors.invalid(error.validation.map((v) => toIssue(v)))
   }
