@@ -26,7 +26,7 @@ import { mergeDataPoints, parseDataPush } from './live-data.js'
 import { rowsToChartData, type RowMapping } from './rows-to-chart-data.js'
 import { listChartTypes } from './render/chart-catalog.js'
 import { MAX_SIZE, MIN_SIZE, validateRenderInput, type ChartConfig, type RenderInput } from './render/chart-input.js'
-import { CHART_FORMATS, DEFAULT_PNG_QUALITY, renderChart, svgToPngAsync, type ChartFormat, type RenderedChart } from './render/render-chart.js'
+import { CHART_FORMATS, DEFAULT_PNG_QUALITY, MAX_PNG_PIXELS, MAX_PNG_SCALE, pngPixelSize, renderChart, svgToPngAsync, type ChartFormat, type RenderedChart } from './render/render-chart.js'
 import { buildSpec } from './render/vega-lite-spec.js'
 import type { VisualizationConfig } from './visualization-config.js'
 
@@ -438,14 +438,16 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
 
     /**
      * `POST /charts/{chart_id}/export`: `format` (required: png, svg, pdf, json), `quality`
-     * 0–100 (png pixel density; ignored by the other formats), `width` and `height` (default
-     * the chart's). The file is kept until its link expires.
+     * 0–100 (png colours: 100 lossless truecolour, below a quantized palette; ignored by the
+     * other formats), `scale` 1–4 (png pixel density), `width` and `height` in pixels (default
+     * the chart's; a png is exactly `width × scale` by `height × scale`). The file is kept
+     * until its link expires.
      */
     async exportChart(actor: Principal | null, id: string, body: unknown): Promise<ExportRecord> {
       authorize(actor, 'read')
       if (!isRecord(body)) throw invalid([{ field: 'body', message: 'must be an object with format' }])
       const issues: ValidationIssue[] = []
-      const { format, quality, width, height } = body
+      const { format, quality, scale, width, height } = body
       if (typeof format !== 'string' || !(CHART_FORMATS as readonly string[]).includes(format)) {
         issues.push({ field: 'format', message: `${format === undefined ? 'is required' : 'is not supported'}: one of ${CHART_FORMATS.join(', ')}` })
       }
@@ -457,11 +459,20 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
           issues.push({ field, message: `must be an integer number of pixels from ${MIN_SIZE} to ${MAX_SIZE}` })
         }
       }
-      for (const key of Object.keys(body)) if (!['format', 'quality', 'width', 'height'].includes(key)) issues.push({ field: key, message: 'is not an export option; use format, quality, width, height' })
+      if (scale !== undefined && (typeof scale !== 'number' || !Number.isFinite(scale) || scale < 1 || scale > MAX_PNG_SCALE)) {
+        issues.push({ field: 'scale', message: `must be a number from 1 to ${MAX_PNG_SCALE} (pixel density)` })
+      }
+      for (const key of Object.keys(body)) if (!['format', 'quality', 'scale', 'width', 'height'].includes(key)) issues.push({ field: key, message: 'is not an export option; use format, quality, scale, width, height' })
       if (issues.length) throw invalid(issues)
       const row = await loadRow(id)
       const input = inputOf(row, { width: (width as number | undefined) ?? row.width, height: (height as number | undefined) ?? row.height })
-      const rendered = await renderChart(input, format as ChartFormat, { quality: (quality as number | undefined) ?? DEFAULT_PNG_QUALITY })
+      if (format === 'png') {
+        const pixels = pngPixelSize({ width: input.width, height: input.height, scale: scale as number | undefined })
+        if (pixels.width * pixels.height > MAX_PNG_PIXELS) {
+          throw invalid([{ field: 'scale', message: `gives a ${pixels.width} x ${pixels.height} PNG; at most ${MAX_PNG_PIXELS} pixels: lower scale, width or height` }])
+        }
+      }
+      const rendered = await renderChart(input, format as ChartFormat, { quality: (quality as number | undefined) ?? DEFAULT_PNG_QUALITY, scale: (scale as number | undefined) ?? 1 })
       const expires = Math.floor(now().getTime() / 1000) + deps.config.exportTtlSeconds
       const exportId = randomUUID()
       await prisma.chartExport.create({

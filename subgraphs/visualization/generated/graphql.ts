@@ -158,8 +158,11 @@ export type DeleteChartResult = {
 export type ExportChartInput = {
   format: ChartFormat;
   height?: InputMaybe<Scalars['Int']['input']>;
-  /** 0–100, PNG pixel density (0.5× to 2×). */
+  /** 0–100, PNG colours: 100 lossless truecolour, below a palette quantized to that quality. */
   quality?: InputMaybe<Scalars['Float']['input']>;
+  /** 1–4, PNG pixel density: the PNG has width × scale by height × scale pixels. */
+  scale?: InputMaybe<Scalars['Float']['input']>;
+  /** Pixels (default the chart's). */
   width?: InputMaybe<Scalars['Int']['input']>;
 };
 
