@@ -110,6 +110,8 @@ export async function createTesseraProcess(options: ProcessOptions) {
       store: db?.handle.kind === 'postgres' ? createPostgresRateLimitStore(db) : createMemoryRateLimitStore(),
       max: config.rateLimit.max,
       windowSeconds: config.rateLimit.windowSeconds,
+      // Request limits fail open to per-process counters; the store's failure is logged.
+      onStoreError: (error) => app.log.warn({ err: error }, 'rate-limit store unavailable; counting in this process'),
     })
 
     let jobs: JobRunner | undefined
@@ -183,9 +185,7 @@ export async function createTesseraProcess(options: ProcessOptions) {
       gateway = await createGateway({
         supergraphSdl: await readFile(path.join(root, 'schema/supergraph.graphql'), 'utf8'),
         endpoints,
-        introspection: config.gateway.introspection,
-        maxDepth: config.gateway.maxDepth,
-        maxCost: config.gateway.maxCost,
+        ...config.gateway,
         limiter,
         metrics: app.metrics,
         logger: app.log,

@@ -10,10 +10,12 @@ import type { FastifyInstance } from 'fastify'
 import { validate, type DocumentNode, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql'
 import { WebSocketServer } from 'ws'
 import { readCredential, type HeaderBag } from '../platform/auth/read-credential.js'
+import { credentialInQuery } from '../platform/auth/url-credentials.js'
+import { inspectInput } from '../platform/validation/inspect-input.js'
 import type { Metrics } from '../platform/http/metrics.js'
-import { rateLimitHeaders, type RateLimiter } from '../platform/rate-limit/rate-limiter.js'
+import { RateLimitUnavailableError, rateLimitHeaders, type RateLimiter } from '../platform/rate-limit/rate-limiter.js'
 import { createExplorerPage } from './explorer-page.js'
-import { createQueryLimitsRule } from './query-limits.js'
+import { DEFAULT_DOCUMENT_LIMITS, createQueryLimitsRule, inputTooDeep, parseWithinLimits, type DocumentLimits } from './query-limits.js'
 import { createSubscriptionServer } from './subscription-forwarder.js'
 import { createSubscriptionPlanner } from './subscription-planner.js'
 import type { SubgraphEndpoint } from './subgraph-endpoint.js'
@@ -34,12 +36,26 @@ export interface GatewayOptions {
   introspection: boolean
   maxDepth: number
   maxCost: number
+  /** Most tokens a document may have (`TESSERA_MAX_QUERY_TOKENS`). */
+  maxTokens?: number
+  /** Most aliases in a document (`TESSERA_MAX_QUERY_ALIASES`). */
+  maxAliases?: number
+  /** Most directives in a document (`TESSERA_MAX_QUERY_DIRECTIVES`). */
+  maxDirectives?: number
   limiter: RateLimiter
   metrics: Metrics
   logger: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void }
 }
 
 const FORWARDED_HEADERS = ['authorization', 'x-api-key', 'x-request-id']
+
+// Fastify's body errors, as /graphql reports them.
+const BODY_ERRORS: Record<string, [code: string, message: string]> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: ['PAYLOAD_TOO_LARGE', 'Request body is too large'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ['UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json'],
+  FST_ERR_CTP_INVALID_JSON_BODY: ['BAD_REQUEST', 'Request body is not valid JSON'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: ['BAD_REQUEST', 'Request body is empty but content-type is application/json'],
+}
 
 /**
  * The federated gateway: Apollo Server over an Apollo Gateway that plans each operation across
@@ -71,6 +87,11 @@ export async function createGateway(options: GatewayOptions) {
   })
 
   const limitsRule = createQueryLimitsRule({ maxDepth: options.maxDepth, maxCost: options.maxCost })
+  const documentLimits: DocumentLimits = {
+    maxTokens: options.maxTokens ?? DEFAULT_DOCUMENT_LIMITS.maxTokens,
+    maxAliases: options.maxAliases ?? DEFAULT_DOCUMENT_LIMITS.maxAliases,
+    maxDirectives: options.maxDirectives ?? DEFAULT_DOCUMENT_LIMITS.maxDirectives,
+  }
   // Apollo caches parsed documents, so a repeated operation is the same object: measure it once.
   const breaches = new WeakMap<DocumentNode, GraphQLError | null>()
   const limitBreach = (document: DocumentNode, schema: GraphQLSchema): GraphQLError | null => {
@@ -89,6 +110,8 @@ export async function createGateway(options: GatewayOptions) {
     stopOnTerminationSignals: false,
     introspection: options.introspection,
     csrfPrevention: true,
+    // The same token bound for every path into Apollo's parser (HTTP and graphql-ws operations).
+    parseOptions: { maxTokens: documentLimits.maxTokens },
     includeStacktraceInErrorResponses: false,
     // The landing page is our own, self-contained explorer (no CDN), served by the route below.
     plugins: [
@@ -133,6 +156,7 @@ export async function createGateway(options: GatewayOptions) {
     endpoints: options.endpoints,
     dataSources: dataSources as Record<string, GraphQLDataSource>,
     validationRules: [limitsRule],
+    documentLimits,
     async executeOperation(request, headers) {
       const response = await apollo.executeOperation(
         { query: request.query, variables: request.variables, operationName: request.operationName },
@@ -149,10 +173,26 @@ export async function createGateway(options: GatewayOptions) {
       app.route({
         method: ['GET', 'POST'],
         url: '/graphql',
+        // What fails before the handler (an oversized or malformed body) answers in GraphQL's
+        // error shape like everything else on /graphql, not in Fastify's.
+        errorHandler(error, request, reply) {
+          const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
+          if (status === 500) request.log.error({ err: error, reqId: request.id }, 'unhandled error')
+          const [code, message] = BODY_ERRORS[error.code] ?? (status === 500 ? ['INTERNAL_SERVER_ERROR', `Internal error; quote request id ${request.id} to support`] : ['BAD_REQUEST', error.message])
+          return reply.code(status).send({ errors: [{ message, extensions: { code, http: { status }, requestId: request.id } }] })
+        },
         async handler(request, reply) {
           const credential = readCredential(request.headers)
           const key = credential ? `g:${createHash('sha256').update(credential).digest('base64url')}` : `gip:${request.ip}`
-          const state = await options.limiter.consume(key)
+          let state
+          try {
+            state = await options.limiter.consume(key)
+          } catch (error) {
+            if (!(error instanceof RateLimitUnavailableError)) throw error
+            return reply.code(503).header('retry-after', String(error.retryAfterSeconds)).send({
+              errors: [{ message: `${error.message}; try again in ${error.retryAfterSeconds} s`, extensions: { code: 'SERVICE_UNAVAILABLE', http: { status: 503 } } }],
+            })
+          }
           reply.headers(rateLimitHeaders(state))
           if (!state.allowed) {
             return reply.code(429).send({
@@ -160,12 +200,27 @@ export async function createGateway(options: GatewayOptions) {
             })
           }
           const url = new URL(request.url, 'http://gateway')
+          const inUrl = credentialInQuery(Object.fromEntries(url.searchParams))
+          if (inUrl) {
+            return reply.code(400).send({
+              errors: [{ message: `${inUrl}: API keys and access tokens are not accepted in the URL; send Authorization: Bearer <key>`, extensions: { code: 'BAD_REQUEST', http: { status: 400 }, details: { field: inUrl } } }],
+            })
+          }
           if (request.method === 'GET' && !url.searchParams.has('query') && (request.headers.accept ?? '').includes('text/html')) {
             const page = explorerPage()
             reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').header('vary', 'accept-encoding')
             if (/\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''))) return reply.header('content-encoding', 'gzip').send(page.gzip)
             return reply.send(page.html)
           }
+          // Size limits come before Apollo's validation, whose work grows with aliases and
+          // repeated fields (overlap checks compare fields pairwise).
+          const query = request.method === 'GET' ? url.searchParams.get('query') : queryOf(request.body)
+          if (typeof query === 'string') {
+            const parsed = parseWithinLimits(query, documentLimits)
+            if ('error' in parsed) return reply.code(400).send({ errors: [parsed.error.toJSON()] })
+          }
+          const nesting = inspectInput(request.method === 'GET' ? variablesOf(url) : request.body, '', { nul: false })
+          if (nesting) return reply.code(400).send({ errors: [inputTooDeep(nesting).toJSON()] })
           const headers = new HeaderMap()
           for (const [name, value] of Object.entries(request.headers)) {
             if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value)
@@ -197,6 +252,22 @@ export async function createGateway(options: GatewayOptions) {
       await apollo.stop()
     },
   }
+}
+
+// GET carries variables as JSON text; text that does not parse is Apollo's to refuse.
+function variablesOf(url: URL): unknown {
+  const text = url.searchParams.get('variables')
+  if (!text) return undefined
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+// The operation text of a POST body, when it has one (Apollo answers every other shape).
+function queryOf(body: unknown): unknown {
+  return body !== null && typeof body === 'object' && 'query' in body ? body.query : undefined
 }
 
 /** A running gateway. */

@@ -4,7 +4,6 @@ import { randomUUID } from 'node:crypto'
 import type { GraphQLDataSource } from '@apollo/gateway'
 import {
   GraphQLError,
-  parse,
   specifiedRules,
   validate,
   type ExecutionArgs,
@@ -15,6 +14,8 @@ import {
 import WebSocket, { type WebSocketServer } from 'ws'
 import type { HeaderBag } from '../platform/auth/read-credential.js'
 import { mapAsyncIterator } from '../platform/events/map-async-iterator.js'
+import { inspectInput } from '../platform/validation/inspect-input.js'
+import { inputTooDeep, parseWithinLimits, type DocumentLimits } from './query-limits.js'
 import type { SubgraphEndpoint } from './subgraph-endpoint.js'
 import type { PlannedSubscription, SubscriptionPlanner } from './subscription-planner.js'
 
@@ -29,6 +30,8 @@ export interface SubscriptionServerOptions {
   /** The gateway's data sources, for the fields other subgraphs add to each event. */
   dataSources: Record<string, GraphQLDataSource>
   validationRules: readonly ValidationRule[]
+  /** Bounds on each document's tokens, aliases and directives, checked as it is parsed. */
+  documentLimits: DocumentLimits
   /** Runs queries and mutations sent over the socket through the gateway's normal pipeline. */
   executeOperation(request: { query: string; variables?: Record<string, unknown>; operationName?: string }, headers: HeaderBag): Promise<ExecutionResult>
   onActiveChange?(delta: 1 | -1): void
@@ -67,12 +70,11 @@ export function createSubscriptionServer(options: SubscriptionServerOptions) {
       onSubscribe(ctx, _id, payload) {
         const schema = options.schema()
         if (!schema) return [new GraphQLError('The graph is not loaded yet', { extensions: { code: 'SERVICE_UNAVAILABLE' } })]
-        let document
-        try {
-          document = parse(payload.query)
-        } catch (error) {
-          return [error as GraphQLError]
-        }
+        const parsed = parseWithinLimits(payload.query, options.documentLimits)
+        if ('error' in parsed) return [parsed.error]
+        const nesting = inspectInput(payload.variables, 'variables', { nul: false })
+        if (nesting) return [inputTooDeep(nesting)]
+        const document = parsed.document
         const errors = validate(schema, document, [...specifiedRules, ...options.validationRules])
         if (errors.length) return errors
         return {

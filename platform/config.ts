@@ -34,6 +34,9 @@ const platformSchema = z.object({
   TESSERA_INTROSPECTION: bool.default(true),
   TESSERA_MAX_QUERY_DEPTH: z.coerce.number().int().min(2).max(100).default(12),
   TESSERA_MAX_QUERY_COST: z.coerce.number().int().min(10).default(10_000),
+  TESSERA_MAX_QUERY_TOKENS: z.coerce.number().int().min(100).max(1_000_000).default(10_000),
+  TESSERA_MAX_QUERY_ALIASES: z.coerce.number().int().min(0).max(100_000).default(100),
+  TESSERA_MAX_QUERY_DIRECTIVES: z.coerce.number().int().min(0).max(100_000).default(50),
   TESSERA_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
 })
 
@@ -60,7 +63,7 @@ export interface PlatformConfig {
   /** Lifetime of OAuth access tokens in seconds. */
   tokenTtlSeconds: number
   /** Gateway settings. */
-  gateway: { introspection: boolean; maxDepth: number; maxCost: number }
+  gateway: { introspection: boolean; maxDepth: number; maxCost: number; maxTokens: number; maxAliases: number; maxDirectives: number }
   /** How long a graceful shutdown waits for in-flight work before it gives up. */
   shutdownGraceMs: number
 }
@@ -105,6 +108,9 @@ export function loadPlatformConfig(env: NodeJS.ProcessEnv = process.env): Platfo
       introspection: e.TESSERA_INTROSPECTION,
       maxDepth: e.TESSERA_MAX_QUERY_DEPTH,
       maxCost: e.TESSERA_MAX_QUERY_COST,
+      maxTokens: e.TESSERA_MAX_QUERY_TOKENS,
+      maxAliases: e.TESSERA_MAX_QUERY_ALIASES,
+      maxDirectives: e.TESSERA_MAX_QUERY_DIRECTIVES,
     },
     shutdownGraceMs: e.TESSERA_SHUTDOWN_GRACE_MS,
   }

@@ -13,7 +13,7 @@ import {
 } from 'graphql'
 import type { HeaderBag } from '../auth/read-credential.js'
 import { isTesseraError, type ErrorRegistry } from '../errors.js'
-import { findNul } from '../validation/find-nul.js'
+import { inspectInput } from '../validation/inspect-input.js'
 import { mapAsyncIterator } from '../events/map-async-iterator.js'
 
 /** One GraphQL request as it reaches a subgraph. */
@@ -68,20 +68,20 @@ export function createSubgraph<Context extends { requestId?: string }>(
   // The gateway sends a small set of query plans again and again; parse and validate once.
   // PostgreSQL text cannot hold U+0000: refused here, in the service's own error code, for
   // every subgraph, instead of failing at the database.
-  const nulError = (field: string) => {
-    const error = definition.errors.invalid([{ field, message: 'must not contain the NUL character (U+0000)' }])
+  const inputError = (field: string, message = 'must not contain the NUL character (U+0000)') => {
+    const error = definition.errors.invalid([{ field, message }])
     return new GraphQLError(error.message, { originalError: error, extensions: error.extensions })
   }
   const checkInput = (document: DocumentNode, variables?: Record<string, unknown> | null): GraphQLError | undefined => {
-    const variable = findNul(variables ?? {})
-    if (variable) return nulError(`$${variable}`)
+    const variable = inspectInput(variables ?? {})
+    if (variable) return inputError(`$${variable.field}`, variable.message)
     let literal = false
     visit(document, {
       StringValue(node) {
         if (node.value.includes('\u0000')) literal = true
       },
     })
-    return literal ? nulError('query') : undefined
+    return literal ? inputError('query') : undefined
   }
   const prepare = (query: string, variables?: Record<string, unknown> | null): DocumentNode | readonly GraphQLError[] => {
     const prepared = parseAndValidate(query)

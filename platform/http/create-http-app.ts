@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import Ajv from 'ajv'
 import addFormats from 'ajv-formats'
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
+import { redactUrl } from '../auth/url-credentials.js'
 import { createMetrics, type Metrics } from './metrics.js'
 import type { UpgradeHandler } from './route-upgrades.js'
 
@@ -47,7 +48,7 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     return claims.find((c) => path === c.prefix || path.startsWith(`${c.prefix}/`))?.handlers
   }
   const app = Fastify({
-    logger: options.logger,
+    logger: withRedactedUrls(options.logger),
     bodyLimit: options.bodyLimit,
     genReqId: (req) => {
       const given = req.headers['x-request-id']
@@ -77,6 +78,7 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     reply.header('x-request-id', request.id)
   })
   app.addHook('onResponse', async (request, reply) => {
+    // The route's pattern, never the URL: labels must hold no query string (and no credential).
     metrics.observeHttp(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000)
   })
 
@@ -101,4 +103,24 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     return metrics.registry.metrics()
   })
   return app
+}
+
+// Embed tokens travel in URLs by design and clients put keys there by mistake: the request log
+// shows every URL with its query-string credentials redacted.
+function withRedactedUrls(logger: FastifyServerOptions['logger']): FastifyServerOptions['logger'] {
+  if (!logger) return logger
+  const base = typeof logger === 'object' ? logger : {}
+  return {
+    ...base,
+    serializers: {
+      ...base.serializers,
+      req: (request: { method: string; url: string; headers: Record<string, unknown>; host?: string; ip?: string; socket?: { remotePort?: number } }) => ({
+        method: request.method,
+        url: redactUrl(request.url),
+        host: request.host,
+        remoteAddress: request.ip,
+        remotePort: request.socket?.remotePort,
+      }),
+    },
+  }
 }

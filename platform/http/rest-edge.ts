@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { readCredential } from '../auth/read-credential.js'
+import { credentialInQuery } from '../auth/url-credentials.js'
 import type { Principal } from '../auth/scopes.js'
 import { TesseraError, type ErrorRegistry, type ValidationIssue } from '../errors.js'
-import { rateLimitHeaders, type RateLimiter } from '../rate-limit/rate-limiter.js'
-import { findNul } from '../validation/find-nul.js'
+import { RateLimitUnavailableError, rateLimitHeaders, type RateLimiter } from '../rate-limit/rate-limiter.js'
+import { inspectInput } from '../validation/inspect-input.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -82,12 +83,19 @@ export function installRestEdge(scope: FastifyInstance, options: RestEdgeOptions
     return principal
   }
   scope.addHook('onRequest', async (request) => {
+    const inUrl = credentialInQuery(request.query)
+    if (inUrl) {
+      throw errors.invalid([
+        { field: inUrl, message: 'must not carry an API key or access token: URLs end up in logs and browser history. Send it as Authorization: Bearer <key>, and revoke a key that was sent in a URL' },
+      ])
+    }
     if (request.routeOptions.config.public) return
     request.principal = await authenticate(request)
   })
   scope.addHook('preValidation', async (request) => {
-    const field = findNul(request.params) ?? findNul(request.query) ?? findNul(request.body)
-    if (field) throw errors.invalid([{ field, message: 'must not contain the NUL character (U+0000)' }])
+    // NUL characters and over-deep nesting are refused before schema validation walks the body.
+    const problem = inspectInput(request.params) ?? inspectInput(request.query) ?? inspectInput(request.body)
+    if (problem) throw errors.invalid([problem])
   })
 
   const send = (error: TesseraError, request: FastifyRequest, reply: FastifyReply) => {
@@ -116,7 +124,7 @@ export function installRestEdge(scope: FastifyInstance, options: RestEdgeOptions
       try {
         await limit(request, reply)
       } catch (error) {
-        return send(error as TesseraError, request, reply)
+        return send(toTesseraError(error as TesseraError, errors) ?? errors.forRole('internal'), request, reply)
       }
       return send(errors.forRole('notFound', `No route ${request.method} ${request.url.split('?')[0]}`), request, reply)
     },
@@ -134,6 +142,12 @@ export type RestEdge = ReturnType<typeof installRestEdge>
 /** Maps framework errors to the service's codes; undefined for real faults. */
 function toTesseraError(error: FastifyError | TesseraError, errors: ErrorRegistry): TesseraError | undefined {
   if (error instanceof TesseraError) return error
+  // A fail-closed limiter whose store is down: the client may retry, nothing is wrong with it.
+  if (error instanceof RateLimitUnavailableError) {
+    return new TesseraError('SERVICE_UNAVAILABLE', 503, `${error.message}; try again in ${error.retryAfterSeconds} s`, { reason: 'rate limit store unavailable' }, {
+      'retry-after': String(error.retryAfterSeconds),
+    })
+  }
   if (error.validation) {
     return errors.invalid(error.validation.map((v) => toIssue(v)))
   }

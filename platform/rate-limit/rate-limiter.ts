@@ -23,15 +23,45 @@ export interface RateLimiterOptions {
   windowSeconds: number
   /** Clock in ms, replaceable in tests. */
   now?: () => number
+  /**
+   * What request limiting does when its store fails (a database blip): `open` (the default)
+   * counts in this process's memory until the store answers again, so a blip neither stops
+   * traffic nor lifts every limit; `closed` refuses with {@link RateLimitUnavailableError}.
+   * Failed authentications are always counted fail-closed: guesses are never let through
+   * uncounted.
+   */
+  whenStoreFails?: 'open' | 'closed'
+  /** Told of each store failure (the process logs it). */
+  onStoreError?: (error: unknown) => void
+}
+
+/** A fail-closed limiter could not count: the edge answers 503 with `Retry-After`. */
+export class RateLimitUnavailableError extends Error {
+  override name = 'RateLimitUnavailableError'
+  /** Seconds a client should wait before trying again. */
+  readonly retryAfterSeconds = 5
+  constructor(cause: unknown) {
+    super('Rate limits cannot be checked right now', { cause })
+  }
 }
 
 /** A fixed-window limiter: simple, and every replica agrees on the window boundaries. */
 export function createRateLimiter(options: RateLimiterOptions) {
   const now = options.now ?? Date.now
-  const consume = async (key: string): Promise<RateLimitState> => {
+  const fallback = createMemoryRateLimitStore()
+  const hit = async (key: string, windowStart: number, failOpen: boolean) => {
+    try {
+      return await options.store.hit(key, windowStart, options.windowSeconds)
+    } catch (error) {
+      options.onStoreError?.(error)
+      if (!failOpen) throw new RateLimitUnavailableError(error)
+      return fallback.hit(key, windowStart, options.windowSeconds)
+    }
+  }
+  const count = async (key: string, failOpen: boolean): Promise<RateLimitState> => {
     const seconds = Math.floor(now() / 1000)
     const windowStart = seconds - (seconds % options.windowSeconds)
-    const count = await options.store.hit(key, windowStart, options.windowSeconds)
+    const count = await hit(key, windowStart, failOpen)
     return {
       allowed: count <= options.max,
       limit: options.max,
@@ -39,6 +69,7 @@ export function createRateLimiter(options: RateLimiterOptions) {
       reset: windowStart + options.windowSeconds - seconds,
     }
   }
+  const consume = (key: string) => count(key, options.whenStoreFails !== 'closed')
   return {
     max: options.max,
     windowSeconds: options.windowSeconds,
@@ -48,7 +79,7 @@ export function createRateLimiter(options: RateLimiterOptions) {
      * credential (a new bucket), so guessing is throttled by address, on every interface and
      * the chart stream alike.
      */
-    failedAuthentication: (address: string) => consume(`authfail:${address}`),
+    failedAuthentication: (address: string) => count(`authfail:${address}`, false),
   }
 }
 

@@ -135,7 +135,7 @@ export const visualizationService = defineService(visualizationCore, {
   app.post(`${base}/charts/:chart_id/export`, {
     schema: {
       params: chartParams,
-      body: { type: 'object', required: ['format'], properties: { format: { type: 'string' }, quality: { type: 'number' }, width: { type: 'integer' }, height: { type: 'integer' } } },
+      body: { type: 'object', required: ['format'], properties: { format: { type: 'string' }, quality: { type: 'number' }, scale: { type: 'number' }, width: { type: 'integer' }, height: { type: 'integer' } } },
     },
   }, async (request, reply) => {
     const file = await domain.exportChart(request.principal, chartId(request), request.body)

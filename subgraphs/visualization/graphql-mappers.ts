@@ -4,7 +4,7 @@ import type { TransformResult } from './analysis/transform-data.js'
 import type { DataValidationReport } from './analysis/validate-data.js'
 import type { ChartType } from './render/chart-catalog.js'
 import type { ChartTick } from './chart-stream.js'
-import type { ChartRecord, ExportRecord } from './visualization-service.js'
+import type { ChartRecord, ExportRecord, RunChartPreview } from './visualization-service.js'
 
 /** Per-request context of the visualization subgraph. */
 export interface Context {
@@ -13,6 +13,7 @@ export interface Context {
 }
 
 export type ChartModel = ChartRecord
+export type RunChartModel = RunChartPreview
 export type ChartTypeModel = ChartType
 export type ChartExportModel = ExportRecord
 export type ChartDataUpdateModel = ChartTick

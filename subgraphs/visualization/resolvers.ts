@@ -45,7 +45,7 @@ export function createVisualizationResolvers(service: VisualizationService): Res
       pushChartData: (_, { id, input }, ctx) =>
         service.pushData(ctx.actor, id, defined({ data: input.data, mode: input.replace ? 'replace' : 'append', window: input.window ?? undefined })),
       exportChart: (_, { id, input }, ctx) =>
-        service.exportChart(ctx.actor, id, defined({ format: lower(input.format), quality: input.quality ?? undefined, width: input.width ?? undefined, height: input.height ?? undefined })),
+        service.exportChart(ctx.actor, id, defined({ format: lower(input.format), quality: input.quality ?? undefined, scale: input.scale ?? undefined, width: input.width ?? undefined, height: input.height ?? undefined })),
     },
     Subscription: {
       chartDataUpdated: {

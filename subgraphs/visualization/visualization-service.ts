@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import type { SecretBox } from '../../platform/auth/secrets.js'
 import { createAuthorizer } from '../../platform/auth/authorize.js'
 import { checkPage } from '../../platform/validation/page.js'
@@ -27,7 +27,7 @@ import { mergeDataPoints, parseDataPush } from './live-data.js'
 import { rowsToChartData, type RowMapping } from './rows-to-chart-data.js'
 import { listChartTypes } from './render/chart-catalog.js'
 import { MAX_SIZE, MIN_SIZE, validateRenderInput, type ChartConfig, type RenderInput } from './render/chart-input.js'
-import { CHART_FORMATS, DEFAULT_PNG_QUALITY, renderChart, svgToPngAsync, type ChartFormat, type RenderedChart } from './render/render-chart.js'
+import { CHART_FORMATS, DEFAULT_PNG_QUALITY, MAX_PNG_PIXELS, MAX_PNG_SCALE, pngPixelSize, renderChart, svgToPngAsync, type ChartFormat, type RenderedChart } from './render/render-chart.js'
 import { buildSpec } from './render/vega-lite-spec.js'
 import type { VisualizationConfig } from './visualization-config.js'
 
@@ -56,6 +56,13 @@ export interface ChartRecord {
   updatedAt: Date
   /** Read access to this one chart (image, embed page, stream); see chart-links.ts. */
   embedToken: string
+}
+
+/** A chart drawn for one request and not stored (a run output's chart). */
+export type RunChartPreview = Pick<ChartRecord, 'chartType' | 'config' | 'width' | 'height' | 'dataPoints' | 'renderTimeMs'> & {
+  data: RenderInput['data']
+  /** The rendered SVG document. */
+  svg: string
 }
 
 /** An export file and where to download it. */
@@ -248,7 +255,7 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
     renderTimeMs: rendered.renderTimeMs,
   })
 
-  async function createChart(actor: { id: string }, input: RenderInput, sourceKey?: string): Promise<ChartRecord> {
+  async function createChart(actor: { id: string }, input: RenderInput): Promise<ChartRecord> {
     const rendered = await renderChart(input, 'svg')
     const at = now()
     const row = await prisma.chart.create({
@@ -260,7 +267,6 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
         createdAt: at,
         updatedAt: at,
         createdBy: actor.id,
-        ...(sourceKey ? { sourceKey } : {}),
       },
     })
     return toRecord(row)
@@ -286,27 +292,25 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
 
     /**
      * A pipeline run's output drawn as a chart: the rows become items through `input`'s column
-     * mapping (see rows-to-chart-data.ts), rendered with its config and size. The chart is
-     * kept under a key of the run, the input and the rows, so asking again while the output is
-     * unchanged returns the same chart.
+     * mapping (see rows-to-chart-data.ts), rendered with its config and size. Reading a run
+     * needs only the read scope, so nothing is stored: the caller keeps the chart, if it wants
+     * to, with `renderChart` (which needs the write scope).
      */
-    async chartOfRunOutput(actor: Principal | null, output: { runId: string; rows: readonly Record<string, unknown>[] }, input: RunChartRequest): Promise<ChartRecord> {
-      const principal = authorize(actor, 'read')
+    async chartOfRunOutput(actor: Principal | null, output: { runId: string; rows: readonly Record<string, unknown>[] }, input: RunChartRequest): Promise<RunChartPreview> {
+      authorize(actor, 'read')
       const mapped = rowsToChartData(output.rows, input)
       if (!mapped.ok) throw invalid(mapped.issues.map((i) => ({ field: `input.${i.field}`, message: i.message })))
-      const digest = createHash('sha256').update(JSON.stringify({ input, rows: output.rows })).digest('base64url')
-      const sourceKey = `run:${output.runId}:${digest}`
-      const existing = await prisma.chart.findUnique({ where: { sourceKey }, omit: WITHOUT_SVG })
-      if (existing) return toRecord(existing)
-      const body = { chart_type: input.chartType, data: mapped.data, config: input.config, width: input.width, height: input.height }
-      try {
-        return await createChart(principal, validated(body), sourceKey)
-      } catch (error) {
-        // Two requests drew it at once; the first one's chart is the chart.
-        if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
-          return toRecord(await prisma.chart.findUniqueOrThrow({ where: { sourceKey }, omit: WITHOUT_SVG }))
-        }
-        throw error
+      const checked = validated({ chart_type: input.chartType, data: mapped.data, config: input.config, width: input.width, height: input.height })
+      const rendered = await renderChart(checked, 'svg')
+      return {
+        chartType: checked.chartType,
+        data: checked.data,
+        config: checked.config,
+        width: checked.width,
+        height: checked.height,
+        dataPoints: rendered.dataPoints,
+        svg: rendered.text ?? '',
+        renderTimeMs: rendered.renderTimeMs,
       }
     },
 
@@ -432,14 +436,16 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
 
     /**
      * `POST /charts/{chart_id}/export`: `format` (required: png, svg, pdf, json), `quality`
-     * 0–100 (png pixel density; ignored by the other formats), `width` and `height` (default
-     * the chart's). The file is kept until its link expires.
+     * 0–100 (png colours: 100 lossless truecolour, below a quantized palette; ignored by the
+     * other formats), `scale` 1–4 (png pixel density), `width` and `height` in pixels (default
+     * the chart's; a png is exactly `width × scale` by `height × scale`). The file is kept
+     * until its link expires.
      */
     async exportChart(actor: Principal | null, id: string, body: unknown): Promise<ExportRecord> {
       authorize(actor, 'read')
       if (!isRecord(body)) throw invalid([{ field: 'body', message: 'must be an object with format' }])
       const issues: ValidationIssue[] = []
-      const { format, quality, width, height } = body
+      const { format, quality, scale, width, height } = body
       if (typeof format !== 'string' || !(CHART_FORMATS as readonly string[]).includes(format)) {
         issues.push({ field: 'format', message: `${format === undefined ? 'is required' : 'is not supported'}: one of ${CHART_FORMATS.join(', ')}` })
       }
@@ -451,11 +457,20 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
           issues.push({ field, message: `must be an integer number of pixels from ${MIN_SIZE} to ${MAX_SIZE}` })
         }
       }
-      for (const key of Object.keys(body)) if (!['format', 'quality', 'width', 'height'].includes(key)) issues.push({ field: key, message: 'is not an export option; use format, quality, width, height' })
+      if (scale !== undefined && (typeof scale !== 'number' || !Number.isFinite(scale) || scale < 1 || scale > MAX_PNG_SCALE)) {
+        issues.push({ field: 'scale', message: `must be a number from 1 to ${MAX_PNG_SCALE} (pixel density)` })
+      }
+      for (const key of Object.keys(body)) if (!['format', 'quality', 'scale', 'width', 'height'].includes(key)) issues.push({ field: key, message: 'is not an export option; use format, quality, scale, width, height' })
       if (issues.length) throw invalid(issues)
       const row = await loadRow(id)
       const input = inputOf(row, { width: (width as number | undefined) ?? row.width, height: (height as number | undefined) ?? row.height })
-      const rendered = await renderChart(input, format as ChartFormat, { quality: (quality as number | undefined) ?? DEFAULT_PNG_QUALITY })
+      if (format === 'png') {
+        const pixels = pngPixelSize({ width: input.width, height: input.height, scale: scale as number | undefined })
+        if (pixels.width * pixels.height > MAX_PNG_PIXELS) {
+          throw invalid([{ field: 'scale', message: `gives a ${pixels.width} x ${pixels.height} PNG; at most ${MAX_PNG_PIXELS} pixels: lower scale, width or height` }])
+        }
+      }
+      const rendered = await renderChart(input, format as ChartFormat, { quality: (quality as number | undefined) ?? DEFAULT_PNG_QUALITY, scale: (scale as number | undefined) ?? 1 })
       const expires = Math.floor(now().getTime() / 1000) + deps.config.exportTtlSeconds
       const exportId = randomUUID()
       await prisma.chartExport.create({

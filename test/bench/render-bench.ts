@@ -3,7 +3,7 @@
 // calls POST /v1/visualization/charts/render makes.
 //   line  1,000 and 10,000 points (the type's maximum), labels ISO dates (a temporal x axis)
 //   bar   1,000 points (the type's maximum), labels "item-0001" … (one band per item)
-// each as SVG and as PNG (default quality, 800 × 600 pixels). Values come from a seeded PRNG,
+// each as SVG and as PNG (default quality: lossless, 800 × 600 pixels). Values come from a seeded PRNG,
 // so every run draws the same charts and the output sizes can be compared between runs.
 //
 // Each case renders BENCH_RENDER_WARMUP times untimed (default 3: lazy compilation, font

@@ -289,7 +289,7 @@ describe('visualization through the GraphQL gateway', () => {
       }
     })
 
-    const CHART_OF_RUN = `query($runId: ID!, $input: RunChartInput!) { run(id: $runId) { output { runId chart(input: $input) { id dataPoints data renderUrl } } } }`
+    const CHART_OF_RUN = `query($runId: ID!, $input: RunChartInput!) { run(id: $runId) { output { runId chart(input: $input) { chartType dataPoints data config { title } svg } } } }`
     const barInput = { chartType: 'bar', xField: 'month', valueField: 'revenue', config: { title: 'Revenue' } }
 
     it('draws the run’s rows as a chart, the same chart every time', async () => {
@@ -297,21 +297,34 @@ describe('visualization through the GraphQL gateway', () => {
       expect(first.runId).toBe(runId)
       expect(first.chart.dataPoints).toBe(months.length)
       expect(first.chart.data).toEqual(months.map((label, i) => ({ label, value: revenue[i] })))
-      expect(first.chart.renderUrl).toContain(`/v1/visualization/charts/${first.chart.id}/image.svg?token=`)
-      const image = await t.app.inject({ method: 'GET', url: first.chart.renderUrl })
-      expect(image.statusCode).toBe(200)
-      expect(image.body).toContain('Revenue')
-
+      expect(first.chart.svg).toMatch(/^<svg[\s\S]*Revenue[\s\S]*<\/svg>\s*$/)
       const again = (await ok(t, CHART_OF_RUN, { runId, input: barInput })).run.output
-      expect(again.chart.id).toBe(first.chart.id)
-      // A chart of the run is a chart like any other.
-      expect((await ok(t, 'query($id: ID!) { chart(id: $id) { chartType config { title } } }', { id: first.chart.id })).chart).toEqual({ chartType: 'bar', config: { title: 'Revenue' } })
+      expect(again.chart).toEqual(first.chart)
+      // Kept with the mutation, it is a chart like any other.
+      const kept = await ok(t, 'mutation($i: RenderChartInput!) { renderChart(input: $i) { id dataPoints } }', {
+        i: { chartType: first.chart.chartType, data: first.chart.data, config: { title: first.chart.config.title } },
+      })
+      expect(kept.renderChart.dataPoints).toBe(months.length)
+    })
+
+    it('a read-only key draws the run’s chart without creating a chart (a query never writes)', async () => {
+      const { key } = await t.credentials!.createApiKey({ name: 'run reader', scopes: ['visualization:read', 'pipelines:read'] })
+      const reader = { authorization: `Bearer ${key}` }
+      const charts = await t.app.inject({ method: 'POST', url: '/graphql', headers: t.auth, payload: { query: '{ charts(limit: 1) { total } }' } })
+      const before = charts.json().data.charts.total as number
+      for (const title of ['one', 'two', 'three']) {
+        const res = await t.app.inject({ method: 'POST', url: '/graphql', headers: reader, payload: { query: CHART_OF_RUN, variables: { runId, input: { ...barInput, config: { title } } } } })
+        expect(res.json().errors).toBeUndefined()
+        expect(res.json().data.run.output.chart.svg).toContain(title)
+      }
+      const after = await t.app.inject({ method: 'POST', url: '/graphql', headers: t.auth, payload: { query: '{ charts(limit: 1) { total } }' } })
+      expect(after.json().data.charts.total).toBe(before)
     })
 
     it('the literal query of the run’s chart works too', async () => {
-      const query = `query($runId: ID!) { run(id: $runId) { output { runId chart(input: { chartType: "bar", xField: "month", valueField: "revenue", config: { title: "Revenue" } }) { id dataPoints data renderUrl } } } }`
-      const viaVariables = (await ok(t, CHART_OF_RUN, { runId, input: barInput })).run.output.chart.id
-      expect((await ok(t, query, { runId })).run.output.chart.id).toBe(viaVariables)
+      const query = `query($runId: ID!) { run(id: $runId) { output { runId chart(input: { chartType: "bar", xField: "month", valueField: "revenue", config: { title: "Revenue" } }) { chartType dataPoints data config { title } svg } } } }`
+      const viaVariables = (await ok(t, CHART_OF_RUN, { runId, input: barInput })).run.output.chart
+      expect((await ok(t, query, { runId })).run.output.chart).toEqual(viaVariables)
     })
 
     it('refuses a missing valueField with INVALID_REQUEST naming input.valueField', async () => {

@@ -330,18 +330,23 @@ describe('visualization REST interface', () => {
       expect(pngSize(file.rawPayload)).toEqual({ width: 800, height: 600 })
     })
 
-    it('maps PNG quality to pixel density', async () => {
-      const low = (await exportAs({ format: 'png', quality: 0 })).body
-      const high = (await exportAs({ format: 'png', quality: 100 })).body
-      const lowSize = pngSize((await download(low.download_url)).rawPayload)
-      const highSize = pngSize((await download(high.download_url)).rawPayload)
-      expect(lowSize.width).toBeLessThan(800)
-      expect(highSize.width).toBeGreaterThan(800)
-      expect(lowSize.width / lowSize.height).toBeCloseTo(800 / 600, 1)
-      expect(highSize.width / highSize.height).toBeCloseTo(800 / 600, 1)
-      expect({ width: low.width, height: low.height }).toEqual(lowSize)
-      expect({ width: high.width, height: high.height }).toEqual(highSize)
+    it('writes a PNG of exactly the asked width × height whatever the quality; scale is the density', async () => {
+      // Regression: 640 × 480 at quality 80 came out 1114 × 836.
+      const asked = (await exportAs({ format: 'png', quality: 80, width: 640, height: 480 })).body
+      const file = (await download(asked.download_url)).rawPayload
+      expect(pngSize(file)).toEqual({ width: 640, height: 480 })
+      expect({ width: asked.width, height: asked.height }).toEqual({ width: 640, height: 480 })
+      // quality < 100 quantizes to a palette (colour type 3); 100 is lossless truecolour (6).
+      expect(file[25]).toBe(3)
+      const lossless = (await download((await exportAs({ format: 'png', quality: 100, width: 640, height: 480 })).body.download_url)).rawPayload
+      expect(pngSize(lossless)).toEqual({ width: 640, height: 480 })
+      expect(lossless[25]).toBe(6)
+      expect(file.length).toBeLessThan(lossless.length)
+      const dense = (await exportAs({ format: 'png', width: 640, height: 480, scale: 2 })).body
+      expect(pngSize((await download(dense.download_url)).rawPayload)).toEqual({ width: 1280, height: 960 })
+      expect({ width: dense.width, height: dense.height }).toEqual({ width: 1280, height: 960 })
     })
+
 
     it('exports SVG, PDF and the Vega-Lite spec', async () => {
       const svg = (await exportAs({ format: 'svg', width: 400, height: 300 })).body
@@ -400,6 +405,8 @@ describe('visualization REST interface', () => {
       expectError(await api('POST', `/charts/${chart.chart_id}/export`, { format: 'gif' }), 400, 'INVALID_REQUEST', 'format')
       expectError(await api('POST', `/charts/${chart.chart_id}/export`, { format: 'png', quality: 101 }), 400, 'INVALID_REQUEST', 'quality')
       expectError(await api('POST', `/charts/${chart.chart_id}/export`, { format: 'png', quality: -1 }), 400, 'INVALID_REQUEST', 'quality')
+      expectError(await api('POST', `/charts/${chart.chart_id}/export`, { format: 'png', scale: 0.5 }), 400, 'INVALID_REQUEST', 'scale')
+      expectError(await api('POST', `/charts/${chart.chart_id}/export`, { format: 'png', scale: 4, width: 4000, height: 4000 }), 400, 'INVALID_REQUEST', 'scale')
       expectError(await api('POST', `/charts/${randomUUID()}/export`, { format: 'png' }), 404, 'NOT_FOUND', 'chart_id')
     })
   })

@@ -8,8 +8,8 @@
 /** What a connector can be in a pipeline. */
 export type ConnectorRole = 'source' | 'destination' | 'both'
 
-/** The document's connector categories, plus files. */
-export type ConnectorCategory = 'database' | 'warehouse' | 'streaming' | 'file'
+/** The document's connector categories, exactly: database, warehouse, streaming. */
+export type ConnectorCategory = 'database' | 'warehouse' | 'streaming'
 
 /** Column types rows carry between connectors (values: string, number, boolean, Date, object). */
 export type ColumnType = 'string' | 'integer' | 'number' | 'boolean' | 'timestamp' | 'json'

@@ -622,7 +622,10 @@ export function fileConnector(format: FileFormat): RoleAwareConnector<FileSettin
     role: 'both',
     // Merging by key would need the whole file in memory or an index a file does not have.
     writeModes: ['replace', 'append'],
-    category: 'file',
+    // The document knows three categories. Files are batch tables loaded and unloaded whole
+    // (replace or append, no transactions, no change feed), which is what a warehouse's
+    // staging area is; they are neither a database nor a stream.
+    category: 'warehouse',
     settingsSchema: settingsSchema(format),
     secretFields: [],
 

@@ -27,8 +27,8 @@ describe('the connector registry', () => {
     expect(CONNECTORS.map((c) => [c.id, c.role, c.category])).toEqual([
       ['postgres', 'both', 'database'],
       ['warehouse', 'both', 'warehouse'],
-      ['csv', 'both', 'file'],
-      ['ndjson', 'both', 'file'],
+      ['csv', 'both', 'warehouse'],
+      ['ndjson', 'both', 'warehouse'],
       ['redis_stream', 'both', 'streaming'],
     ])
     expect(findConnector('postgres')?.supportedVersions).toEqual(['12', '13', '14', '15', '16', '17'])

@@ -4,11 +4,10 @@ import { CHART_TYPE_IDS } from './chart-catalog.js'
 import { validateRenderInput, type RenderInput } from './chart-input.js'
 import {
   MAX_PNG_PIXELS,
-  pngScaleForQuality,
+  pngPixelSize,
   renderChart,
   renderSvg,
   svgToPdf,
-  svgToPng,
   svgToPngAsync,
 } from './render-chart.js'
 import { SAMPLE_LABELS, SAMPLE_ROWS, sampleRenderRequest } from './sample-charts.js'
@@ -171,33 +170,41 @@ describe('renderSvg', () => {
 describe('svgToPng', () => {
   const svgPromise = renderSvg(buildSpec(input(sampleRenderRequest('bar', 'Quality'))))
 
-  it('maps quality 0-100 to 0.5x-2x density', () => {
-    expect(pngScaleForQuality(0)).toBe(0.5)
-    expect(pngScaleForQuality(50)).toBe(1)
-    expect(pngScaleForQuality(100)).toBe(2)
-    expect(() => pngScaleForQuality(101)).toThrow(RangeError)
-    expect(() => pngScaleForQuality(-1)).toThrow(RangeError)
-  })
+  // IHDR: width, height, bit depth and colour type (3 = palette, 6 = RGBA).
+  const header = (png: Buffer) => ({ width: png.readUInt32BE(16), height: png.readUInt32BE(20), colourType: png[25] })
 
-  it('writes PNGs whose size grows with quality', async () => {
+  it('writes exactly width × height pixels whatever the quality; quality only sets the colours', async () => {
     const svg = await svgPromise
-    const sizes = [0, 50, 100].map((quality) => {
-      const png = svgToPng(svg, { width: 800, height: 600, quality })
+    const sizes = await Promise.all([0, 40, 80, 99, 100].map(async (quality) => {
+      const png = await svgToPngAsync(svg, { width: 640, height: 480, quality })
       expect(png.subarray(0, 4).toString('latin1')).toBe('\x89PNG')
-      return { bytes: png.length, width: png.readUInt32BE(16), height: png.readUInt32BE(20) }
-    })
-    expect(sizes.map((s) => [s.width, s.height])).toEqual([[400, 300], [800, 600], [1600, 1200]])
-    expect(sizes[0]!.bytes).toBeLessThan(sizes[1]!.bytes)
-    expect(sizes[1]!.bytes).toBeLessThan(sizes[2]!.bytes)
-    const defaulted = svgToPng(svg, { width: 800, height: 600 })
-    expect(defaulted.readUInt32BE(16)).toBe(800)
+      return { bytes: png.length, ...header(png) }
+    }))
+    expect(sizes.map((s) => [s.width, s.height])).toEqual(Array(5).fill([640, 480]))
+    // Below 100: a quantized palette; 100: lossless truecolour with alpha.
+    expect(sizes.map((s) => s.colourType)).toEqual([3, 3, 3, 3, 6])
+    expect(sizes[0]!.bytes).toBeLessThanOrEqual(sizes[2]!.bytes)
+    expect(sizes[3]!.bytes).toBeLessThan(sizes[4]!.bytes)
+    const defaulted = header(await svgToPngAsync(svg, { width: 640, height: 480 }))
+    expect(defaulted).toEqual({ width: 640, height: 480, colourType: 6 })
   })
 
-  it('caps the pixel count of huge charts', async () => {
-    const svg = await renderSvg(buildSpec(input({ ...sampleRenderRequest('pie'), width: 4000, height: 4000 })))
-    const png = await svgToPngAsync(svg, { width: 4000, height: 4000, quality: 100 })
-    expect(png.readUInt32BE(16) * png.readUInt32BE(20)).toBeLessThanOrEqual(MAX_PNG_PIXELS)
-    expect(png.readUInt32BE(16)).toBe(4096)
+  it('multiplies the pixels by scale and records the density', async () => {
+    const svg = await svgPromise
+    const png = await svgToPngAsync(svg, { width: 640, height: 480, scale: 2 })
+    expect(header(png)).toMatchObject({ width: 1280, height: 960 })
+    const phys = png.indexOf('pHYs')
+    // pixels per metre: 144 dpi ≈ 5669
+    expect(png.readUInt32BE(phys + 4)).toBe(Math.round((144 / 2.54) * 100))
+    expect(pngPixelSize({ width: 801, height: 601, scale: 1.5 })).toEqual({ width: 1202, height: 902 })
+  })
+
+  it('refuses a quality, scale or pixel count out of range instead of changing the size', async () => {
+    const svg = await svgPromise
+    await expect(svgToPngAsync(svg, { width: 800, height: 600, quality: 101 })).rejects.toThrow(RangeError)
+    await expect(svgToPngAsync(svg, { width: 800, height: 600, scale: 5 })).rejects.toThrow(RangeError)
+    await expect(svgToPngAsync(svg, { width: 4000, height: 4000, scale: 2 })).rejects.toThrow(/over 16777216/)
+    expect(MAX_PNG_PIXELS).toBe(4096 * 4096)
   })
 
   it('draws text glyphs with the bundled font (title band differs from a render with the title blanked)', async () => {
@@ -205,8 +212,8 @@ describe('svgToPng', () => {
     const svg = await renderSvg(buildSpec(input({ ...sampleRenderRequest('bar', title), width: 600, height: 400 })))
     expect(svg).toContain(`>${title}</text>`)
     const blanked = svg.replace(`>${title}</text>`, '></text>')
-    const withTitle = decodePng(svgToPng(svg, { width: 600, height: 400, quality: 50 }))
-    const without = decodePng(svgToPng(blanked, { width: 600, height: 400, quality: 50 }))
+    const withTitle = decodePng(await svgToPngAsync(svg, { width: 600, height: 400 }))
+    const without = decodePng(await svgToPngAsync(blanked, { width: 600, height: 400 }))
     expect([withTitle.width, withTitle.height]).toEqual([600, 400])
     // The title sits in the top 30 rows (8 px padding, 16 px font); the plot starts below it.
     const band = darkPixels(withTitle, 0, 30)
@@ -249,8 +256,9 @@ describe('renderChart', () => {
     expect(svg.bytes.toString('utf8')).toBe(svg.text)
     expect(Number.isInteger(svg.renderTimeMs) && svg.renderTimeMs >= 0).toBe(true)
 
-    const png = await renderChart(chart, 'png', { quality: 100 })
-    expect(png).toMatchObject({ format: 'png', contentType: 'image/png', width: 1600, height: 1200 })
+    const png = await renderChart(chart, 'png', { quality: 80 })
+    expect(png).toMatchObject({ format: 'png', contentType: 'image/png', width: 800, height: 600 })
+    expect(await renderChart(chart, 'png', { scale: 2 })).toMatchObject({ width: 1600, height: 1200 })
     expect(png.text).toBeUndefined()
     expect(png.bytes.subarray(0, 4).toString('latin1')).toBe('\x89PNG')
 

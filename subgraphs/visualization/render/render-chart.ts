@@ -1,5 +1,6 @@
 /**
- * Chart rendering: Vega-Lite spec → SVG (Vega, headless) → PNG (resvg) or PDF (pdfkit).
+ * Chart rendering: Vega-Lite spec → SVG (Vega, headless) → PNG (resvg, encoded by sharp) or
+ * PDF (pdfkit).
  *
  * Every step uses the DejaVu Sans files of `chart-font.ts` and no system font, so a chart
  * renders the same bytes of text on a laptop and in a font-less container.
@@ -7,8 +8,9 @@
  * @module
  */
 
-import { renderAsync, Resvg, type ResvgRenderOptions } from '@resvg/resvg-js'
+import { renderAsync, type ResvgRenderOptions } from '@resvg/resvg-js'
 import PDFDocument from 'pdfkit'
+import sharp from 'sharp'
 import SVGtoPDF from 'svg-to-pdfkit'
 import { Error as VEGA_ERROR, logger, None as VEGA_NONE, parse, View } from 'vega'
 import { compile, type TopLevelSpec } from 'vega-lite'
@@ -29,32 +31,39 @@ export const CHART_CONTENT_TYPES: Readonly<Record<ChartFormat, string>> = {
   json: 'application/json',
 }
 
-/** PNG quality when none is asked for: 1× density, the image exactly `width` × `height` pixels. */
-export const DEFAULT_PNG_QUALITY = 50
+/** PNG quality when none is asked for: lossless truecolour. */
+export const DEFAULT_PNG_QUALITY = 100
+/** Highest pixel density of a PNG (`scale`): 4 device pixels per chart pixel and axis. */
+export const MAX_PNG_SCALE = 4
 /**
- * Most pixels one PNG may have (16 Mpx, 64 MB of RGBA while encoding). A 4000 × 4000 chart at
- * quality 100 would be 64 Mpx; its density is lowered to fit instead.
+ * Most pixels one PNG may have (16 Mpx, 64 MB of RGBA while encoding). An export whose
+ * `width × height × scale²` is larger is refused, not silently shrunk.
  */
 export const MAX_PNG_PIXELS = 4096 * 4096
 
-/**
- * Pixel density of a PNG for `quality` 0–100. PNG is lossless, so quality can only mean
- * resolution: the scale grows geometrically from 0.5× at 0 through 1× at 50 to 2× at 100
- * (`0.5 · 4^(quality / 100)`), each 50 points doubling the density. Throws a RangeError
- * outside 0–100.
- */
-export function pngScaleForQuality(quality: number): number {
-  if (!Number.isFinite(quality) || quality < 0 || quality > 100) throw new RangeError(`PNG quality must be 0-100, got ${quality}`)
-  return 0.5 * 4 ** (quality / 100)
-}
-
-/** Size and quality of a PNG conversion. */
+/** Size, quality and density of a PNG conversion. */
 export interface PngOptions {
-  /** The chart's size in SVG pixels, the PNG's size at 1×. */
+  /** The chart's size in pixels: the PNG's size at scale 1. */
   width: number
   height: number
-  /** 0–100, see {@link pngScaleForQuality}; default {@link DEFAULT_PNG_QUALITY}. */
+  /**
+   * 0–100 (default {@link DEFAULT_PNG_QUALITY}). PNG is lossless, so what quality can vary is
+   * the colours: 100 keeps every colour (truecolour with alpha); below 100 the image is
+   * quantized to a palette of at most 256 colours with libimagequant (through sharp), which
+   * uses as few colours as reach that quality — smaller files, never fewer pixels.
+   */
   quality?: number
+  /**
+   * Pixel density, 1 to {@link MAX_PNG_SCALE} (default 1): the PNG has `width × scale` by
+   * `height × scale` pixels and says so in its pHYs density (72 × scale dpi), so it shows at
+   * the chart's size on a high-density screen or in print.
+   */
+  scale?: number
+}
+
+/** The PNG's pixel size for a chart size and density. */
+export function pngPixelSize({ width, height, scale = 1 }: Pick<PngOptions, 'width' | 'height' | 'scale'>): { width: number; height: number } {
+  return { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)) }
 }
 
 /**
@@ -75,11 +84,9 @@ export async function renderSvg(spec: TopLevelSpec): Promise<string> {
 }
 
 /** resvg settings: the chart font only, never the system's, and the PNG's pixel width. */
-function resvgOptions({ width, height, quality = DEFAULT_PNG_QUALITY }: PngOptions): ResvgRenderOptions {
-  const cap = Math.sqrt(MAX_PNG_PIXELS / (width * height))
-  const scale = Math.min(pngScaleForQuality(quality), cap)
+function resvgOptions(pixelWidth: number): ResvgRenderOptions {
   return {
-    fitTo: { mode: 'width', value: Math.max(1, Math.round(width * scale)) },
+    fitTo: { mode: 'width', value: pixelWidth },
     font: {
       fontFiles: [CHART_FONT.regularFile, CHART_FONT.boldFile],
       loadSystemFonts: false,
@@ -92,16 +99,25 @@ function resvgOptions({ width, height, quality = DEFAULT_PNG_QUALITY }: PngOptio
 }
 
 /**
- * Rasterises an SVG chart to PNG with resvg, at the density `quality` maps to (capped at
- * {@link MAX_PNG_PIXELS}). Synchronous: it holds the thread for the whole raster.
+ * Rasterises an SVG chart to PNG: resvg draws it on libuv's thread pool (the event loop stays
+ * free) at exactly `width × scale` by `height × scale` pixels, and sharp encodes it —
+ * truecolour at quality 100, a quantized palette below. Throws a RangeError for a quality
+ * outside 0–100, a scale outside 1–{@link MAX_PNG_SCALE} or more than {@link MAX_PNG_PIXELS}.
  */
-export function svgToPng(svg: string, options: PngOptions): Buffer {
-  return new Resvg(svg, resvgOptions(options)).render().asPng()
-}
-
-/** Like {@link svgToPng}, rasterising on libuv's thread pool so the event loop stays free. */
 export async function svgToPngAsync(svg: string, options: PngOptions): Promise<Buffer> {
-  return (await renderAsync(svg, resvgOptions(options))).asPng()
+  const { quality = DEFAULT_PNG_QUALITY, scale = 1 } = options
+  if (!Number.isFinite(quality) || quality < 0 || quality > 100) throw new RangeError(`PNG quality must be 0-100, got ${quality}`)
+  if (!Number.isFinite(scale) || scale < 1 || scale > MAX_PNG_SCALE) throw new RangeError(`PNG scale must be 1-${MAX_PNG_SCALE}, got ${scale}`)
+  const size = pngPixelSize(options)
+  if (size.width * size.height > MAX_PNG_PIXELS) throw new RangeError(`PNG of ${size.width} x ${size.height} pixels is over ${MAX_PNG_PIXELS}`)
+  const image = await renderAsync(svg, resvgOptions(size.width))
+  // The SVG's own aspect may round to a pixel more or less: the file is the size asked for.
+  let pipeline = sharp(image.pixels, { raw: { width: image.width, height: image.height, channels: 4 } })
+  if (image.width !== size.width || image.height !== size.height) pipeline = pipeline.resize(size.width, size.height, { fit: 'fill' })
+  pipeline = pipeline.withMetadata({ density: 72 * scale })
+  return quality >= 100
+    ? pipeline.png({ compressionLevel: 6 }).toBuffer()
+    : pipeline.png({ palette: true, quality: Math.round(quality), colours: 256, effort: 4, dither: 1 }).toBuffer()
 }
 
 /** Page and metadata of a PDF conversion. */
@@ -172,8 +188,10 @@ export interface RenderedChart {
 
 /** Options of {@link renderChart}. */
 export interface RenderChartOptions {
-  /** PNG quality 0–100 (see {@link pngScaleForQuality}); ignored by other formats. */
+  /** PNG quality 0–100 (see {@link PngOptions}); ignored by other formats. */
   quality?: number
+  /** PNG pixel density 1–4 (see {@link PngOptions}); ignored by other formats. */
+  scale?: number
 }
 
 /**
@@ -199,7 +217,7 @@ export async function renderChart(input: RenderInput, format: ChartFormat, optio
       break
     case 'png': {
       const svg = await renderSvg(spec)
-      bytes = await svgToPngAsync(svg, { width, height, quality: options.quality ?? DEFAULT_PNG_QUALITY })
+      bytes = await svgToPngAsync(svg, { width, height, quality: options.quality ?? DEFAULT_PNG_QUALITY, scale: options.scale ?? 1 })
       // IHDR: width and height are the big-endian words at bytes 16 and 20.
       outWidth = bytes.readUInt32BE(16)
       outHeight = bytes.readUInt32BE(20)
