@@ -4,13 +4,16 @@ import { createAuthorizer } from '../../platform/auth/authorize.js'
 import { checkPage } from '../../platform/validation/page.js'
 import type { Principal } from '../../platform/auth/scopes.js'
 import type { ValidationIssue } from '../../platform/errors.js'
-import { isRecord, isUuid } from '../../platform/validation/json-shapes.js'
-import { outboxRow, writeOutbox, type EventBus } from '../../platform/events/event-bus.js'
+import { isRecord } from '../../platform/validation/json-shapes.js'
+import { outboxRow, type EventBus } from '../../platform/events/event-bus.js'
 import type { JobRunner } from '../../platform/jobs/job-runner.js'
 import { recommendCharts } from './analysis/recommend-charts.js'
 import { transformData } from './analysis/transform-data.js'
 import { validateData } from './analysis/validate-data.js'
 import { chartPaths, createChartLinks, embedCode, exportPath } from './chart-links.js'
+import { createChartStore, type ChartChange, type ChartRow } from './chart-store.js'
+import { parseExportOptions } from './export-options.js'
+import { latestTicks } from './latest-ticks.js'
 import {
   CHART_EVENTS,
   createChartStream,
@@ -105,16 +108,6 @@ export interface VisualizationServiceDeps {
   onError?: (error: unknown) => void
 }
 
-/** What a new version of a chart changes: data and rendering columns, and the SVG (null: stale). */
-type ChartChange = Partial<Pick<ChartRow, 'chartType' | 'width' | 'height' | 'dataPoints' | 'renderTimeMs' | 'renderedAt'>> & {
-  data?: Record<string, unknown>[]
-  config?: Prisma.InputJsonValue
-  svg: string | null
-}
-
-/** A chart row without its SVG, which only the image needs (and which may be 200 KB). */
-type ChartRow = Omit<Prisma.ChartGetPayload<object>, 'svg'>
-const WITHOUT_SVG = { svg: true } as const
 
 
 /**
@@ -124,7 +117,8 @@ const WITHOUT_SVG = { svg: true } as const
  * only translate.
  */
 export function createVisualizationService(deps: VisualizationServiceDeps) {
-  const { prisma, events } = deps
+  const { events } = deps
+  const store = createChartStore(deps.prisma)
   const now = deps.now ?? (() => new Date())
   const links = createChartLinks(deps.secrets)
   const stream = createChartStream({
@@ -132,7 +126,7 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
     schema: SCHEMA,
     onError: deps.onError,
     async load(chartId) {
-      const row = isUuid(chartId) ? await prisma.chart.findUnique({ where: { id: chartId }, select: { id: true, version: true, data: true } }) : null
+      const row = await store.streamState(chartId)
       return row ? { chartId: row.id, version: row.version, data: row.data as unknown[] } : null
     },
   })
@@ -152,7 +146,7 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
   const invalid = (issues: ValidationIssue[]) => errors.invalid(issues)
 
   async function loadRow(id: string): Promise<ChartRow> {
-    const row = isUuid(id) ? await prisma.chart.findUnique({ where: { id }, omit: WITHOUT_SVG }) : null
+    const row = await store.find(id)
     if (!row) throw notFound(id)
     return row
   }
@@ -189,13 +183,7 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
   const changedEvent = (id: string, version: number, data: unknown[]) =>
     outboxRow(CHART_EVENTS.changed, id, { chartId: id, version, data } satisfies ChartChangedPayload)
 
-  /**
-   * Writes a new version of a chart if nobody wrote one since `row` was read (optimistic: the
-   * render happens outside any transaction, which on the embedded database would block every
-   * other query for its duration). The change and its outbox event are one statement, so
-   * they commit together in one round trip — a live chart takes a push a second per chart
-   * without holding the database. Returns null when another writer came first.
-   */
+  /** Writes a new version of a chart unless another writer came first (then null). */
   async function writeVersion(row: ChartRow, change: ChartChange): Promise<ChartRow | null> {
     const next: ChartRow = {
       ...row,
@@ -205,20 +193,7 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
       version: row.version + 1,
       updatedAt: now(),
     }
-    const event = changedEvent(row.id, next.version, next.data as unknown[])
-    const written = await prisma.$queryRaw<Array<{ id: string }>>`
-      WITH updated AS (
-        UPDATE visualization.charts
-        SET chart_type = ${next.chartType}, data = ${JSON.stringify(next.data)}::jsonb, config = ${JSON.stringify(next.config)}::jsonb,
-            width = ${next.width}, height = ${next.height}, data_points = ${next.dataPoints}, svg = ${change.svg},
-            render_time_ms = ${next.renderTimeMs}, rendered_at = ${next.renderedAt}, version = ${next.version}, updated_at = ${next.updatedAt}
-        WHERE id = ${row.id}::uuid AND version = ${row.version}
-        RETURNING id
-      )
-      INSERT INTO platform.outbox (id, service, type, aggregate_id, payload)
-      SELECT ${event.id}::uuid, ${SCHEMA}, ${event.type}, ${event.aggregateId}, ${JSON.stringify(event.payload)}::jsonb FROM updated
-      RETURNING aggregate_id AS id`
-    return written.length > 0 ? next : null
+    return (await store.writeVersion(row, next, change.svg, changedEvent(row.id, next.version, next.data as unknown[]))) ? next : null
   }
 
   async function retrying(id: string, attempt: (row: ChartRow) => Promise<ChartRow | null>): Promise<ChartRecord> {
@@ -258,8 +233,7 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
   async function createChart(actor: { id: string }, input: RenderInput): Promise<ChartRecord> {
     const rendered = await renderChart(input, 'svg')
     const at = now()
-    const row = await prisma.chart.create({
-      data: {
+    const row = await store.insert({
         id: randomUUID(),
         ...renderedColumns(input, rendered),
         data: input.data as unknown as Prisma.InputJsonValue,
@@ -267,7 +241,6 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
         createdAt: at,
         updatedAt: at,
         createdBy: actor.id,
-      },
     })
     return toRecord(row)
   }
@@ -337,10 +310,7 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
     async listCharts(actor: Principal | null, page: { limit?: number; offset?: number }) {
       authorize(actor, 'read')
       const { limit, offset } = parsePage(page)
-      const [rows, total] = await Promise.all([
-        prisma.chart.findMany({ orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], take: limit, skip: offset }),
-        prisma.chart.count(),
-      ])
+      const { rows, total } = await store.page(limit, offset)
       return { items: rows.map(toRecord), total, limit, offset }
     },
 
@@ -400,13 +370,7 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
     /** `DELETE /charts/{chart_id}`: the chart and its exports; subscribers are told. */
     async deleteChart(actor: Principal | null, id: string): Promise<{ id: string; message: string }> {
       authorize(actor, 'write')
-      if (!isUuid(id)) throw notFound(id)
-      const deleted = await prisma.$transaction(async (tx) => {
-        const { count } = await tx.chart.deleteMany({ where: { id } })
-        if (count > 0) await writeOutbox(tx, SCHEMA, [outboxRow(CHART_EVENTS.deleted, id, { chartId: id })])
-        return count > 0
-      })
-      if (!deleted) throw notFound(id)
+      if (!(await store.remove(id))) throw notFound(id)
       return { id, message: `Chart ${id} deleted` }
     },
 
@@ -416,12 +380,12 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
      */
     async chartImage(viewer: Viewer | null, id: string, format: 'svg' | 'png'): Promise<ChartFile> {
       authorizeChartRead(viewer, id)
-      const row = isUuid(id) ? await prisma.chart.findUnique({ where: { id } }) : null
+      const row = await store.findWithSvg(id)
       if (!row) throw notFound(id)
       let svg = row.svg
       if (svg === null) {
         svg = (await renderChart(inputOf(row), 'svg')).text as string
-        await prisma.chart.updateMany({ where: { id, version: row.version }, data: { svg } })
+        await store.keepSvg(id, row.version, svg)
       }
       const bytes = format === 'svg' ? Buffer.from(svg, 'utf8') : await svgToPngAsync(svg, { width: row.width, height: row.height, quality: DEFAULT_PNG_QUALITY })
       return { bytes, contentType: format === 'svg' ? 'image/svg+xml' : 'image/png', filename: `chart-${id}.${format}` }
@@ -443,38 +407,21 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
      */
     async exportChart(actor: Principal | null, id: string, body: unknown): Promise<ExportRecord> {
       authorize(actor, 'read')
-      if (!isRecord(body)) throw invalid([{ field: 'body', message: 'must be an object with format' }])
-      const issues: ValidationIssue[] = []
-      const { format, quality, scale, width, height } = body
-      if (typeof format !== 'string' || !(CHART_FORMATS as readonly string[]).includes(format)) {
-        issues.push({ field: 'format', message: `${format === undefined ? 'is required' : 'is not supported'}: one of ${CHART_FORMATS.join(', ')}` })
-      }
-      if (quality !== undefined && (typeof quality !== 'number' || !Number.isFinite(quality) || quality < 0 || quality > 100)) {
-        issues.push({ field: 'quality', message: 'must be a number from 0 to 100' })
-      }
-      for (const [field, value] of [['width', width], ['height', height]] as const) {
-        if (value !== undefined && (typeof value !== 'number' || !Number.isInteger(value) || value < MIN_SIZE || value > MAX_SIZE)) {
-          issues.push({ field, message: `must be an integer number of pixels from ${MIN_SIZE} to ${MAX_SIZE}` })
-        }
-      }
-      if (scale !== undefined && (typeof scale !== 'number' || !Number.isFinite(scale) || scale < 1 || scale > MAX_PNG_SCALE)) {
-        issues.push({ field: 'scale', message: `must be a number from 1 to ${MAX_PNG_SCALE} (pixel density)` })
-      }
-      for (const key of Object.keys(body)) if (!['format', 'quality', 'scale', 'width', 'height'].includes(key)) issues.push({ field: key, message: 'is not an export option; use format, quality, scale, width, height' })
-      if (issues.length) throw invalid(issues)
+      const parsed = parseExportOptions(body)
+      if (!parsed.ok) throw invalid(parsed.issues)
+      const { format, quality, scale, width, height } = parsed.options
       const row = await loadRow(id)
-      const input = inputOf(row, { width: (width as number | undefined) ?? row.width, height: (height as number | undefined) ?? row.height })
+      const input = inputOf(row, { width: width ?? row.width, height: height ?? row.height })
       if (format === 'png') {
-        const pixels = pngPixelSize({ width: input.width, height: input.height, scale: scale as number | undefined })
+        const pixels = pngPixelSize({ width: input.width, height: input.height, scale })
         if (pixels.width * pixels.height > MAX_PNG_PIXELS) {
           throw invalid([{ field: 'scale', message: `gives a ${pixels.width} x ${pixels.height} PNG; at most ${MAX_PNG_PIXELS} pixels: lower scale, width or height` }])
         }
       }
-      const rendered = await renderChart(input, format as ChartFormat, { quality: (quality as number | undefined) ?? DEFAULT_PNG_QUALITY, scale: (scale as number | undefined) ?? 1 })
+      const rendered = await renderChart(input, format, { quality: quality ?? DEFAULT_PNG_QUALITY, scale: scale ?? 1 })
       const expires = Math.floor(now().getTime() / 1000) + deps.config.exportTtlSeconds
       const exportId = randomUUID()
-      await prisma.chartExport.create({
-        data: {
+      await store.insertExport({
           id: exportId,
           chartId: id,
           format: rendered.format,
@@ -485,7 +432,6 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
           height: rendered.height,
           createdAt: now(),
           expiresAt: new Date(expires * 1000),
-        },
       })
       return {
         id: exportId,
@@ -507,7 +453,7 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
           ? errors.create('LINK_EXPIRED', `This download link expired at ${new Date(Number(expires) * 1000).toISOString()}; export the chart again`, { field: 'expires', reason: 'expired' })
           : errors.create('LINK_INVALID', undefined, { field: 'signature', reason: 'does not match the link' })
       }
-      const row = isUuid(exportId) ? await prisma.chartExport.findUnique({ where: { id: exportId } }) : null
+      const row = await store.findExport(exportId)
       if (!row) throw errors.create('NOT_FOUND', `Export ${exportId} not found; its chart may have been deleted`, { field: 'export_id', reason: 'not found' })
       return { bytes: Buffer.from(row.bytes), contentType: row.contentType, filename: `chart-${row.chartId}.${row.format}` }
     },
@@ -573,45 +519,8 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
      * The same stream as an async iterator (GraphQL subscriptions). A consumer that falls
      * behind gets the newest tick, never a backlog.
      */
-    async chartTicks(viewer: Viewer | null, chartId: string, interval: unknown): Promise<AsyncIterableIterator<ChartTick>> {
-      let latest: ChartTick | undefined
-      let ended = false
-      let wake: (() => void) | undefined
-      const { stop } = await service.watchChart(viewer, chartId, interval, {
-        tick(tick) {
-          latest = tick
-          wake?.()
-        },
-        end() {
-          ended = true
-          wake?.()
-        },
-      })
-      const finish = () => {
-        ended = true
-        stop()
-        wake?.()
-      }
-      const iterator: AsyncIterableIterator<ChartTick> = {
-        async next() {
-          while (!latest && !ended) await new Promise<void>((resolve) => (wake = resolve))
-          wake = undefined
-          if (latest) {
-            const value = latest
-            latest = undefined
-            return { value, done: false }
-          }
-          stop()
-          return { value: undefined, done: true }
-        },
-        async return() {
-          finish()
-          return { value: undefined, done: true }
-        },
-        [Symbol.asyncIterator]: () => iterator,
-      }
-      return iterator
-    },
+    chartTicks: (viewer: Viewer | null, chartId: string, interval: unknown): Promise<AsyncIterableIterator<ChartTick>> =>
+      latestTicks((listener) => service.watchChart(viewer, chartId, interval, listener)),
 
     /** Deletes exports whose links have expired, every quarter of an hour. */
     registerJobs(jobs: JobRunner) {
@@ -619,7 +528,7 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
         name: PRUNE_EXPORTS_QUEUE,
         cron: '*/15 * * * *',
         handle: async () => {
-          await prisma.chartExport.deleteMany({ where: { expiresAt: { lt: now() } } })
+          await store.pruneExports(now())
         },
       })
     },
