@@ -153,4 +153,32 @@ function esportsRoutes(app: TypedApp, domain: EsportsService, base: string) {
   app.post(`${base}/players/:playerId/career/achievements`, {
     schema: { summary: 'Add an achievement', params: { type: 'object', required: ['playerId'], properties: { playerId: id } }, body: object } as const,
   }, async (request, reply) => reply.code(201).send(await domain.addAchievement(request.principal, request.params.playerId, request.body)))
+
+  // --- Webhooks (POST is the document's; the rest are Tessera's extensions) ----------------
+  const webhookParams = { type: 'object', required: ['webhookId'], properties: { webhookId: id } } as const
+  app.post(`${base}/webhooks`, { schema: { summary: 'Subscribe to events', body: object } as const }, async (request, reply) => {
+    const webhook = await domain.createWebhook(request.principal, request.body)
+    return reply.code(201).header('location', `${base}/webhooks/${webhook.id}`).send(webhook)
+  })
+
+  app.get(`${base}/webhooks`, async (request) => ({ data: await domain.listWebhooks(request.principal) }))
+
+  app.get(`${base}/webhooks/:webhookId`, { schema: { summary: 'Get a webhook subscription', params: webhookParams } as const }, async (request) =>
+    domain.getWebhook(request.principal, request.params.webhookId))
+
+  app.delete(`${base}/webhooks/:webhookId`, { schema: { summary: 'Delete a webhook subscription', params: webhookParams } as const }, async (request, reply) => {
+    await domain.deleteWebhook(request.principal, request.params.webhookId)
+    return reply.code(204).send()
+  })
+
+  app.post(`${base}/webhooks/:webhookId/enable`, { schema: { summary: 'Enable a disabled subscription', params: webhookParams } as const }, async (request) =>
+    domain.enableWebhook(request.principal, request.params.webhookId))
+
+  app.get(`${base}/webhooks/:webhookId/deliveries`, {
+    schema: { summary: 'Delivery log of a subscription, newest first', params: webhookParams, querystring: { type: 'object', properties: { limit: { type: 'integer' } } } } as const,
+  }, async (request) => ({ data: await domain.listDeliveries(request.principal, request.params.webhookId, request.query.limit) }))
+
+  app.post(`${base}/webhooks/:webhookId/deliveries/:deliveryId/redeliver`, {
+    schema: { summary: 'Send a delivery again (same event id)', params: { type: 'object', required: ['webhookId', 'deliveryId'], properties: { webhookId: id, deliveryId: id } } } as const,
+  }, async (request, reply) => reply.code(202).send(await domain.redeliver(request.principal, request.params.webhookId, request.params.deliveryId)))
 }

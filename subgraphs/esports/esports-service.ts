@@ -5,6 +5,7 @@ import type { ValidationIssue } from '../../platform/errors.js'
 import { outboxRow, writeOutbox, type EventBus } from '../../platform/events/event-bus.js'
 import { mapAsyncIterator } from '../../platform/events/map-async-iterator.js'
 import { isRecord, isUuid } from '../../platform/validation/json-shapes.js'
+import { WebhookInputError, type WebhookDeliveryInfo, type Webhooks, type WebhookSubscriptionInfo } from '../../platform/webhooks/index.js'
 import { esportsErrors as errors } from './errors.js'
 import { ESPORTS_EVENTS, type EsportsEventType } from './events.js'
 import type { Prisma, PrismaClient } from './generated/prisma/client.js'
@@ -55,6 +56,8 @@ export interface EsportsServiceDeps {
   events: EventBus
   /** The platform's credentials: the interface's token endpoint issues its tokens. */
   credentials: Pick<CredentialStore, 'issueToken'>
+  /** Webhook subscriptions and delivery of the esports events (platform/webhooks). */
+  webhooks: Webhooks
   now?: () => Date
 }
 
@@ -311,6 +314,9 @@ export function createEsportsService(deps: EsportsServiceDeps) {
   }
 
   const service = {
+    /** Webhook delivery of the esports events: the kit defines its jobs and closes it. */
+    webhookDelivery: deps.webhooks,
+
     /**
      * The client-credentials grant of the interface's token endpoint (RFC 6749 §4.4): tokens
      * only for clients of the endpoint's environment, scopes narrowed to those requested.
@@ -956,6 +962,61 @@ export function createEsportsService(deps: EsportsServiceDeps) {
         await emit(tx, who.environment, ESPORTS_EVENTS.careerUpdated, player.id, { playerId: player.id, change: 'achievement', achievementId: row.id })
         return toAchievement(row)
       })
+    },
+
+    // --- Webhooks ---------------------------------------------------------------------------
+    /** Subscribes a URL to events of the caller's environment; the secret is stored sealed and never shown again. */
+    async createWebhook(actor: Principal | null, input: { url?: unknown; events?: unknown; secret?: unknown; description?: unknown }): Promise<WebhookSubscriptionInfo> {
+      const who = authorize(actor, 'webhooks:write')
+      try {
+        return await deps.webhooks.create(who.environment, who.id, input)
+      } catch (error) {
+        if (error instanceof WebhookInputError) throw invalid(error.issues)
+        throw error
+      }
+    },
+
+    async listWebhooks(actor: Principal | null): Promise<WebhookSubscriptionInfo[]> {
+      const who = authorize(actor, 'webhooks:read')
+      return deps.webhooks.list(who.environment)
+    },
+
+    async getWebhook(actor: Principal | null, id: string): Promise<WebhookSubscriptionInfo> {
+      const who = authorize(actor, 'webhooks:read')
+      const sub = await deps.webhooks.get(who.environment, id)
+      if (!sub) throw notFound('Webhook', id)
+      return sub
+    },
+
+    async deleteWebhook(actor: Principal | null, id: string): Promise<void> {
+      const who = authorize(actor, 'webhooks:write')
+      if (!(await deps.webhooks.remove(who.environment, id))) throw notFound('Webhook', id)
+    },
+
+    async enableWebhook(actor: Principal | null, id: string): Promise<WebhookSubscriptionInfo> {
+      const who = authorize(actor, 'webhooks:write')
+      const sub = await deps.webhooks.enable(who.environment, id)
+      if (!sub) throw notFound('Webhook', id)
+      return sub
+    },
+
+    async listDeliveries(actor: Principal | null, id: string, limit?: number): Promise<WebhookDeliveryInfo[]> {
+      const who = authorize(actor, 'webhooks:read')
+      const c = createInputChecker()
+      const take = c.int('limit', limit ?? PAGE.default, { min: 1, max: PAGE.max })
+      if (!c.ok) throw invalid(c.issues)
+      const deliveries = await deps.webhooks.deliveries(who.environment, id, take)
+      if (!deliveries) throw notFound('Webhook', id)
+      return deliveries
+    },
+
+    /** Sends a delivery again with the same event id; a disabled subscription must be enabled first. */
+    async redeliver(actor: Principal | null, id: string, deliveryId: string): Promise<WebhookDeliveryInfo> {
+      const who = authorize(actor, 'webhooks:write')
+      const delivery = await deps.webhooks.redeliver(who.environment, id, deliveryId)
+      if (delivery === 'disabled') throw invalid([{ field: 'status', message: `webhook ${id} is disabled; enable it before redelivering` }])
+      if (!delivery) throw notFound('Delivery', deliveryId)
+      return delivery
     },
 
     // --- Live events ------------------------------------------------------------------------

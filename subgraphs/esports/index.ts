@@ -1,7 +1,9 @@
 import DataLoader from 'dataloader'
 import { defineServiceCore } from '../../platform/service-kit/index.js'
+import { createWebhooks, loadWebhooksConfig } from '../../platform/webhooks/index.js'
 import { esportsErrors } from './errors.js'
 import { createEsportsService } from './esports-service.js'
+import { ESPORTS_EVENT_TYPES } from './events.js'
 import { PrismaClient } from './generated/prisma/client.js'
 import { createEsportsResolvers } from './resolvers.js'
 import { ESPORTS_SCOPES } from './scopes.js'
@@ -18,7 +20,20 @@ export const esportsCore = defineServiceCore({
   scopes: ESPORTS_SCOPES,
   errors: esportsErrors,
   prisma: PrismaClient,
-  createDomain: ({ runtime, prisma }) => createEsportsService({ prisma, events: runtime.events, credentials: runtime.credentials }),
+  createDomain: ({ runtime, prisma }) => {
+    const webhooks = createWebhooks({
+      service: 'esports',
+      eventTypes: ESPORTS_EVENT_TYPES,
+      db: runtime.db,
+      events: runtime.events,
+      secrets: runtime.secrets,
+      config: loadWebhooksConfig(runtime.env),
+      onError: (error) => runtime.logger.error({ err: error }, 'esports webhooks'),
+    })
+    return createEsportsService({ prisma, events: runtime.events, credentials: runtime.credentials, webhooks })
+  },
+  jobs: (domain, jobs) => domain.webhookDelivery.defineJobs(jobs),
+  close: (domain) => domain.webhookDelivery.close(),
   resolvers: createEsportsResolvers,
   loaders: (domain, actor) => ({
     teamLoader: new DataLoader((ids: readonly string[]) => domain.getTeamsByIds(actor, ids)),

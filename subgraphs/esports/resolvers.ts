@@ -45,6 +45,9 @@ export function createEsportsResolvers(service: EsportsService): Resolvers {
         }),
       match: (_, { id }, ctx) => service.getMatch(ctx.actor, id),
       career: (_, { playerId }, ctx) => service.getCareer(ctx.actor, playerId),
+      webhooks: (_, __, ctx) => service.listWebhooks(ctx.actor),
+      webhook: (_, { id }, ctx) => service.getWebhook(ctx.actor, id),
+      webhookDeliveries: (_, { webhookId, limit }, ctx) => service.listDeliveries(ctx.actor, webhookId, opt(limit)),
     },
     Mutation: {
       createProgram: (_, { input }, ctx) => service.createProgram(ctx.actor, plain(input)),
@@ -63,6 +66,13 @@ export function createEsportsResolvers(service: EsportsService): Resolvers {
       setCareerInterests: (_, { playerId, interests }, ctx) => service.setInterests(ctx.actor, playerId, { interests }),
       addCareerExperience: (_, { playerId, input }, ctx) => service.addExperience(ctx.actor, playerId, plain(input)),
       addCareerAchievement: (_, { playerId, input }, ctx) => service.addAchievement(ctx.actor, playerId, plain(input)),
+      createWebhook: (_, { input }, ctx) => service.createWebhook(ctx.actor, plain(input)),
+      deleteWebhook: async (_, { id }, ctx) => {
+        await service.deleteWebhook(ctx.actor, id)
+        return true
+      },
+      enableWebhook: (_, { id }, ctx) => service.enableWebhook(ctx.actor, id),
+      redeliverWebhook: (_, { webhookId, deliveryId }, ctx) => service.redeliver(ctx.actor, webhookId, deliveryId),
     },
     Subscription: {
       matchCompleted: {

@@ -287,8 +287,12 @@ export type Mutation = {
   createPlayer: Player;
   createProgram: Program;
   createTeam: Team;
+  createWebhook: WebhookSubscription;
   deleteProgram: Scalars['Boolean']['output'];
+  deleteWebhook: Scalars['Boolean']['output'];
+  enableWebhook: WebhookSubscription;
   recordMatchResult: Match;
+  redeliverWebhook: WebhookDelivery;
   setCareerInterests: Career;
   updatePlayer: Player;
   updateProgram: Program;
@@ -334,7 +338,22 @@ export type MutationCreateTeamArgs = {
 };
 
 
+export type MutationCreateWebhookArgs = {
+  input: WebhookInput;
+};
+
+
 export type MutationDeleteProgramArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationDeleteWebhookArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationEnableWebhookArgs = {
   id: Scalars['ID']['input'];
 };
 
@@ -342,6 +361,12 @@ export type MutationDeleteProgramArgs = {
 export type MutationRecordMatchResultArgs = {
   input: MatchResultInput;
   matchId: Scalars['ID']['input'];
+};
+
+
+export type MutationRedeliverWebhookArgs = {
+  deliveryId: Scalars['ID']['input'];
+  webhookId: Scalars['ID']['input'];
 };
 
 
@@ -543,6 +568,9 @@ export type Query = {
   programs: ProgramPage;
   team?: Maybe<Team>;
   teams: TeamPage;
+  webhook?: Maybe<WebhookSubscription>;
+  webhookDeliveries: Array<WebhookDelivery>;
+  webhooks: Array<WebhookSubscription>;
 };
 
 
@@ -606,6 +634,17 @@ export type QueryTeamsArgs = {
   programId: Scalars['ID']['input'];
   season?: InputMaybe<Scalars['Int']['input']>;
   tier?: InputMaybe<TeamTier>;
+};
+
+
+export type QueryWebhookArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type QueryWebhookDeliveriesArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  webhookId: Scalars['ID']['input'];
 };
 
 export type Roster = {
@@ -777,6 +816,55 @@ export type UpdateProgramInput = {
   institution?: InputMaybe<InstitutionInput>;
   program?: InputMaybe<ProgramDetailsInput>;
   standard?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type WebhookAttempt = {
+  __typename?: 'WebhookAttempt';
+  attempt: Scalars['Int']['output'];
+  durationMs: Scalars['Int']['output'];
+  error?: Maybe<Scalars['String']['output']>;
+  responseBody?: Maybe<Scalars['String']['output']>;
+  startedAt: Scalars['DateTime']['output'];
+  statusCode?: Maybe<Scalars['Int']['output']>;
+};
+
+export type WebhookDelivery = {
+  __typename?: 'WebhookDelivery';
+  attempts: Scalars['Int']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  deliveredAt?: Maybe<Scalars['DateTime']['output']>;
+  event: Scalars['String']['output'];
+  /** The event id, sent as webhook-id on every attempt. */
+  eventId: Scalars['ID']['output'];
+  id: Scalars['ID']['output'];
+  lastError?: Maybe<Scalars['String']['output']>;
+  lastStatusCode?: Maybe<Scalars['Int']['output']>;
+  log: Array<WebhookAttempt>;
+  nextAttemptAt?: Maybe<Scalars['DateTime']['output']>;
+  /** pending, sending, delivered, failed or cancelled */
+  status: Scalars['String']['output'];
+};
+
+export type WebhookInput = {
+  description?: InputMaybe<Scalars['String']['input']>;
+  events: Array<Scalars['String']['input']>;
+  /** 16 to 256 characters; signs every delivery, never shown again. */
+  secret: Scalars['String']['input'];
+  url: Scalars['String']['input'];
+};
+
+export type WebhookSubscription = {
+  __typename?: 'WebhookSubscription';
+  createdAt: Scalars['DateTime']['output'];
+  description?: Maybe<Scalars['String']['output']>;
+  disabledAt?: Maybe<Scalars['DateTime']['output']>;
+  disabledReason?: Maybe<Scalars['String']['output']>;
+  events: Array<Scalars['String']['output']>;
+  id: Scalars['ID']['output'];
+  /** active, or disabled after sustained failure */
+  status: Scalars['String']['output'];
+  updatedAt: Scalars['DateTime']['output'];
+  url: Scalars['String']['output'];
 };
 
 export type WithIndex<TObject> = TObject & Record<string, any>;
@@ -965,6 +1053,10 @@ export type ResolversTypes = ResolversObject<{
   TeamUpdatedEvent: ResolverTypeWrapper<TeamUpdatedEventModel>;
   UpdatePlayerInput: UpdatePlayerInput;
   UpdateProgramInput: UpdateProgramInput;
+  WebhookAttempt: ResolverTypeWrapper<WebhookAttempt>;
+  WebhookDelivery: ResolverTypeWrapper<WebhookDelivery>;
+  WebhookInput: WebhookInput;
+  WebhookSubscription: ResolverTypeWrapper<WebhookSubscription>;
 }>;
 
 /** Mapping between all available schema types and the resolvers parents */
@@ -1042,6 +1134,10 @@ export type ResolversParentTypes = ResolversObject<{
   TeamUpdatedEvent: TeamUpdatedEventModel;
   UpdatePlayerInput: UpdatePlayerInput;
   UpdateProgramInput: UpdateProgramInput;
+  WebhookAttempt: WebhookAttempt;
+  WebhookDelivery: WebhookDelivery;
+  WebhookInput: WebhookInput;
+  WebhookSubscription: WebhookSubscription;
 }>;
 
 export type AchievementResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Achievement'] = ResolversParentTypes['Achievement']> = ResolversObject<{
@@ -1187,8 +1283,12 @@ export type MutationResolvers<ContextType = Context, ParentType extends Resolver
   createPlayer?: Resolver<ResolversTypes['Player'], ParentType, ContextType, RequireFields<MutationCreatePlayerArgs, 'input'>>;
   createProgram?: Resolver<ResolversTypes['Program'], ParentType, ContextType, RequireFields<MutationCreateProgramArgs, 'input'>>;
   createTeam?: Resolver<ResolversTypes['Team'], ParentType, ContextType, RequireFields<MutationCreateTeamArgs, 'input'>>;
+  createWebhook?: Resolver<ResolversTypes['WebhookSubscription'], ParentType, ContextType, RequireFields<MutationCreateWebhookArgs, 'input'>>;
   deleteProgram?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationDeleteProgramArgs, 'id'>>;
+  deleteWebhook?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationDeleteWebhookArgs, 'id'>>;
+  enableWebhook?: Resolver<ResolversTypes['WebhookSubscription'], ParentType, ContextType, RequireFields<MutationEnableWebhookArgs, 'id'>>;
   recordMatchResult?: Resolver<ResolversTypes['Match'], ParentType, ContextType, RequireFields<MutationRecordMatchResultArgs, 'input' | 'matchId'>>;
+  redeliverWebhook?: Resolver<ResolversTypes['WebhookDelivery'], ParentType, ContextType, RequireFields<MutationRedeliverWebhookArgs, 'deliveryId' | 'webhookId'>>;
   setCareerInterests?: Resolver<ResolversTypes['Career'], ParentType, ContextType, RequireFields<MutationSetCareerInterestsArgs, 'interests' | 'playerId'>>;
   updatePlayer?: Resolver<ResolversTypes['Player'], ParentType, ContextType, RequireFields<MutationUpdatePlayerArgs, 'id' | 'input'>>;
   updateProgram?: Resolver<ResolversTypes['Program'], ParentType, ContextType, RequireFields<MutationUpdateProgramArgs, 'id' | 'input'>>;
@@ -1295,6 +1395,9 @@ export type QueryResolvers<ContextType = Context, ParentType extends ResolversPa
   programs?: Resolver<ResolversTypes['ProgramPage'], ParentType, ContextType, RequireFields<QueryProgramsArgs, 'limit' | 'page'>>;
   team?: Resolver<Maybe<ResolversTypes['Team']>, ParentType, ContextType, RequireFields<QueryTeamArgs, 'id'>>;
   teams?: Resolver<ResolversTypes['TeamPage'], ParentType, ContextType, RequireFields<QueryTeamsArgs, 'limit' | 'page' | 'programId'>>;
+  webhook?: Resolver<Maybe<ResolversTypes['WebhookSubscription']>, ParentType, ContextType, RequireFields<QueryWebhookArgs, 'id'>>;
+  webhookDeliveries?: Resolver<Array<ResolversTypes['WebhookDelivery']>, ParentType, ContextType, RequireFields<QueryWebhookDeliveriesArgs, 'limit' | 'webhookId'>>;
+  webhooks?: Resolver<Array<ResolversTypes['WebhookSubscription']>, ParentType, ContextType>;
 }>;
 
 export type RosterResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Roster'] = ResolversParentTypes['Roster']> = ResolversObject<{
@@ -1372,6 +1475,41 @@ export type TeamUpdatedEventResolvers<ContextType = Context, ParentType extends 
   timestamp?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 }>;
 
+export type WebhookAttemptResolvers<ContextType = Context, ParentType extends ResolversParentTypes['WebhookAttempt'] = ResolversParentTypes['WebhookAttempt']> = ResolversObject<{
+  attempt?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  durationMs?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  responseBody?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  startedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  statusCode?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+}>;
+
+export type WebhookDeliveryResolvers<ContextType = Context, ParentType extends ResolversParentTypes['WebhookDelivery'] = ResolversParentTypes['WebhookDelivery']> = ResolversObject<{
+  attempts?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  deliveredAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  event?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  eventId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  lastError?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  lastStatusCode?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  log?: Resolver<Array<ResolversTypes['WebhookAttempt']>, ParentType, ContextType>;
+  nextAttemptAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type WebhookSubscriptionResolvers<ContextType = Context, ParentType extends ResolversParentTypes['WebhookSubscription'] = ResolversParentTypes['WebhookSubscription']> = ResolversObject<{
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  disabledAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  disabledReason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  events?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
 export type Resolvers<ContextType = Context> = ResolversObject<{
   Achievement?: AchievementResolvers<ContextType>;
   Career?: CareerResolvers<ContextType>;
@@ -1415,5 +1553,8 @@ export type Resolvers<ContextType = Context> = ResolversObject<{
   TeamPage?: TeamPageResolvers<ContextType>;
   TeamRecord?: TeamRecordResolvers<ContextType>;
   TeamUpdatedEvent?: TeamUpdatedEventResolvers<ContextType>;
+  WebhookAttempt?: WebhookAttemptResolvers<ContextType>;
+  WebhookDelivery?: WebhookDeliveryResolvers<ContextType>;
+  WebhookSubscription?: WebhookSubscriptionResolvers<ContextType>;
 }>;
 
