@@ -1027,6 +1027,7 @@ export function createEsportsService(deps: EsportsServiceDeps) {
     watch(actor: Principal | null, types: readonly EsportsEventType[], where?: (data: Record<string, unknown>) => boolean): AsyncIterableIterator<EsportsEvent> {
       if (!actor) throw errors.forRole('unauthorized')
       const c = createInputChecker()
+      if (!types.length) c.fail('events', 'must name at least one event')
       for (const [i, t] of types.entries()) c.oneOf(`events[${i}]`, t, Object.values(ESPORTS_EVENTS))
       if (!c.ok) throw invalid(c.issues)
       let who = actor

@@ -17,6 +17,15 @@ const plain = (value: unknown): Record<string, unknown> => {
   return out
 }
 const opt = <T>(value: T | null | undefined): T | undefined => value ?? undefined
+// The same match filter from Query.matches and Team.matches.
+const matchFilter = (teamId: string, a: { type?: string | null; startDate?: unknown; endDate?: unknown; page?: number | null; limit?: number | null }) => ({
+  teamId,
+  type: opt(a.type),
+  startDate: opt(a.startDate as Date | null),
+  endDate: opt(a.endDate as Date | null),
+  page: opt(a.page),
+  limit: opt(a.limit),
+})
 const byTeam = (teamId: string | null | undefined) => (teamId ? (data: Data) => data.teamId === teamId : undefined)
 
 /** GraphQL resolvers of the esports subgraph: arguments in, one domain call, the result out. */
@@ -34,15 +43,7 @@ export function createEsportsResolvers(service: EsportsService): Resolvers {
       players: (_, a, ctx) =>
         service.listPlayers(ctx.actor, { programId: a.programId, teamId: opt(a.teamId), grade: opt(a.grade), status: opt(a.status), page: opt(a.page), limit: opt(a.limit) }),
       player: (_, { id }, ctx) => service.getPlayer(ctx.actor, id),
-      matches: (_, a, ctx) =>
-        service.listMatches(ctx.actor, {
-          teamId: a.teamId,
-          type: opt(a.type),
-          startDate: opt(a.startDate as Date | null),
-          endDate: opt(a.endDate as Date | null),
-          page: opt(a.page),
-          limit: opt(a.limit),
-        }),
+      matches: (_, a, ctx) => service.listMatches(ctx.actor, matchFilter(a.teamId, a)),
       match: (_, { id }, ctx) => service.getMatch(ctx.actor, id),
       career: (_, { playerId }, ctx) => service.getCareer(ctx.actor, playerId),
       webhooks: (_, __, ctx) => service.listWebhooks(ctx.actor),
@@ -98,15 +99,7 @@ export function createEsportsResolvers(service: EsportsService): Resolvers {
     },
     Team: {
       __resolveReference: (ref, ctx) => ctx.teamLoader.load(ref.id as string),
-      matches: (t, a, ctx) =>
-        service.listMatches(ctx.actor, {
-          teamId: t.id,
-          type: opt(a.type),
-          startDate: opt(a.startDate as Date | null),
-          endDate: opt(a.endDate as Date | null),
-          page: opt(a.page),
-          limit: opt(a.limit),
-        }),
+      matches: (t, a, ctx) => service.listMatches(ctx.actor, matchFilter(t.id, a)),
       seasonRecord: (t, _, ctx) => service.seasonRecord(ctx.actor, t.id),
     },
     Player: {

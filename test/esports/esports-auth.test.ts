@@ -97,6 +97,37 @@ describe('esports token endpoint, sandbox and authorization on both faces', () =
     }
   })
 
+  it('answers 401 without a credential, 403 without the scope and 404 for unknown ids on every endpoint', async () => {
+    const none = '00000000-0000-4000-8000-000000000000'
+    const endpoints: Array<[method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, scope: string, body?: object]> = [
+      ['GET', '/programs', 'programs:read'], ['GET', `/programs/${none}`, 'programs:read'], ['POST', '/programs', 'programs:write', {}],
+      ['PATCH', `/programs/${none}`, 'programs:write', {}], ['DELETE', `/programs/${none}`, 'programs:write'],
+      ['GET', `/teams?programId=${none}`, 'teams:read'], ['GET', `/teams/${none}`, 'teams:read'], ['POST', '/teams', 'teams:write', {}],
+      ['PATCH', `/teams/${none}/roster`, 'teams:write', { starters: [] }],
+      ['GET', `/players?programId=${none}`, 'players:read'], ['GET', `/players/${none}`, 'players:read'], ['POST', '/players', 'players:write', {}],
+      ['PATCH', `/players/${none}`, 'players:write', {}], ['POST', `/players/${none}/teams`, 'players:write', { teamId: none, role: 'starter' }],
+      ['GET', `/matches?teamId=${none}`, 'matches:read'], ['GET', `/matches/${none}`, 'matches:read'], ['POST', '/matches', 'matches:write', {}],
+      ['PATCH', `/matches/${none}/result`, 'matches:write', { score: { team: 1, opponent: 0 }, outcome: 'win' }],
+      ['GET', `/players/${none}/career`, 'career:read'], ['PATCH', `/players/${none}/career/interests`, 'career:write', { interests: [] }],
+      ['POST', `/players/${none}/career/experiences`, 'career:write', { type: 'workshop', title: 't', dateRange: { start: '2026-01-01T00:00:00Z' } }],
+      ['POST', `/players/${none}/career/achievements`, 'career:write', { type: 'award', title: 't', date: '2026-01-01T00:00:00Z' }],
+      ['POST', '/webhooks', 'webhooks:write', {}], ['GET', '/webhooks', 'webhooks:read'], ['GET', `/webhooks/${none}`, 'webhooks:read'],
+      ['DELETE', `/webhooks/${none}`, 'webhooks:write'], ['GET', `/webhooks/${none}/deliveries`, 'webhooks:read'],
+      ['POST', `/webhooks/${none}/enable`, 'webhooks:write', {}], ['POST', `/webhooks/${none}/deliveries/${none}/redeliver`, 'webhooks:write', {}],
+    ]
+    const wrong = (await tokenFor(t, ['career:read'])).authorization
+    const all = (await tokenFor(t, ALL)).authorization
+    for (const [method, path, scope, body] of endpoints) {
+      const call = (authorization?: string) =>
+        t.app.inject({ method, url: `/v1${path}`, headers: authorization ? { authorization } : {}, ...(body ? { payload: body } : {}) })
+      expectError(await call(), 401, 'UNAUTHORIZED')
+      if (scope !== 'career:read') expectError(await call(wrong), 403, 'FORBIDDEN')
+      const res = await call(all)
+      if (!path.includes(none)) continue
+      expect({ method, path, status: res.statusCode }).toEqual({ method, path, status: 404 })
+    }
+  })
+
   // The same rule on both faces: no credential → UNAUTHORIZED, wrong scope → FORBIDDEN, right scope → allowed.
   const parity: Array<{ scope: string; rest: (id: string) => { method: 'GET' | 'POST' | 'PATCH'; url: string; payload?: object }; graphql: (id: string) => string }> = [
     { scope: 'programs:read', rest: (id) => ({ method: 'GET', url: `/v1/programs/${id}` }), graphql: (id) => `{ program(id: "${id}") { id } }` },
