@@ -55,6 +55,23 @@ describe('esports GraphQL face', () => {
     expect((await gql(`{ player(id: "${private_.id}") { id } }`)).data!.player.id).toBe(private_.id)
   })
 
+  it('manages webhooks with the same rules as REST, never exposing the secret', async () => {
+    const refused = await gql('mutation { createWebhook(input: { url: "http://127.0.0.1:9/hook", events: ["team.updated"], secret: "whsec-0123456789abcdef" }) { id } }')
+    expect(refused.errors![0]!.extensions).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'url' } })
+    const created = await gql('mutation { createWebhook(input: { url: "https://93.184.216.34/hook", events: ["team.updated", "match.completed"], secret: "whsec-0123456789abcdef" }) { id url events status } }')
+    expect(created.data!.createWebhook).toMatchObject({ url: 'https://93.184.216.34/hook', events: ['team.updated', 'match.completed'], status: 'active' })
+    const id = created.data!.createWebhook.id
+    const rest = (await t.app.inject({ method: 'GET', url: `/v1/webhooks/${id}`, headers: { authorization } })).json()
+    expect(rest).toMatchObject({ id, status: 'active' })
+    expect(JSON.stringify(rest)).not.toContain('whsec-0123456789abcdef')
+    expect((await gql(`{ webhookDeliveries(webhookId: "${id}") { id } }`)).data!.webhookDeliveries).toEqual([])
+    const reader = (await tokenFor(t, ['webhooks:read'])).authorization
+    const denied = await gql(`mutation { deleteWebhook(id: "${id}") }`, undefined, reader)
+    expect(denied.errors![0]!.extensions.code).toBe('FORBIDDEN')
+    expect((await gql(`mutation { deleteWebhook(id: "${id}") }`)).data!.deleteWebhook).toBe(true)
+    expect((await gql(`{ webhook(id: "${id}") { id } }`)).errors![0]!.extensions.code).toBe('NOT_FOUND')
+  })
+
   it('mirrors webhook events as subscriptions through the gateway, for the token\'s environment only', async () => {
     const api = restClient(t, authorization)
     const { id: programId } = await api.created('/programs', programBody())

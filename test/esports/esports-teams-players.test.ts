@@ -92,6 +92,16 @@ describe('esports teams, rosters and players', () => {
     expectError(await api.post(`/players/00000000-0000-4000-8000-000000000000/teams`, { teamId, role: 'starter' }), 404, 'NOT_FOUND')
   })
 
+  it('takes a player who stops being active off every roster', async () => {
+    const { id: teamId } = await api.created('/teams', team({ name: 'Leaving' }))
+    const p = await api.created('/players', playerBody(programId, 70))
+    await api.patch(`/teams/${teamId}/roster`, { starters: [p.id] })
+    const res = await api.patch(`/players/${p.id}`, { status: 'inactive' })
+    expect(res.json()).toMatchObject({ status: 'inactive', teams: [] })
+    expect((await api.get(`/teams/${teamId}`)).json().roster).toEqual({ starters: [], substitutes: [] })
+    expectError(await api.patch(`/teams/${teamId}/roster`, { starters: [p.id] }), 422, 'VALIDATION_ERROR', 'starters[0]')
+  })
+
   it('keeps scopes apart: teams:read reads teams, not players', async () => {
     const reader = restClient(t, (await tokenFor(t, ['teams:read'])).authorization)
     expect((await reader.get(`/teams?programId=${programId}`)).statusCode).toBe(200)
