@@ -80,7 +80,11 @@ export interface WebhooksOptions {
 
 /** Most subscriptions one environment of a service may hold. */
 export const MAX_SUBSCRIPTIONS = 50
-/** A transaction may hold an outbox number this long before a gap in `seq` is taken for a rollback. */
+/**
+ * On PostgreSQL a transaction may hold an outbox number this long before a gap in `seq` is
+ * taken for a rollback. The embedded database runs one transaction at a time, so a gap there
+ * is always a rollback.
+ */
 const GAP_GRACE_MS = 60_000
 const FAN_OUT_BATCH = 500
 
@@ -106,6 +110,7 @@ export function createWebhooks(options: WebhooksOptions) {
   let again = false
   // An attempt ends within its timeout; the margin covers recording it. Past the lease, the
   // replica that claimed it is presumed dead.
+  const gapGraceMs = db.handle.kind === 'embedded' ? 0 : GAP_GRACE_MS
   const leaseMs = config.timeoutMs + Math.min(5_000, config.timeoutMs)
   const report = (error: unknown) => options.onError?.(error)
 
@@ -125,7 +130,7 @@ export function createWebhooks(options: WebhooksOptions) {
         WHERE seq > ${last} ORDER BY seq LIMIT ${FAN_OUT_BATCH}`
       if (!rows.length) return false
       const subscriptions = await tx.webhookSubscription.findMany({ where: { service, status: 'active' } })
-      const fresh = now().getTime() - GAP_GRACE_MS
+      const fresh = now().getTime() - gapGraceMs
       for (const row of rows) {
         if (row.seq !== last + 1n && row.occurred_at.getTime() > fresh) break
         if (row.service === service && subscriptions.length) await fanOutEvent(tx, runner, row, subscriptions)

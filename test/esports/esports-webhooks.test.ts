@@ -117,6 +117,25 @@ describe('esports webhooks', () => {
     }
   })
 
+  it('delivers past a gap a rolled-back event left in the outbox sequence', async () => {
+    const receiver = await startReceiver()
+    try {
+      await api.created('/webhooks', { url: receiver.url, events: ['team.created'], secret: SECRET })
+      const rollback = new Error('rollback')
+      await t.db!.transaction(async (tx) => {
+        await tx.query(`INSERT INTO platform.outbox (id, service, type, aggregate_id, payload) VALUES (gen_random_uuid(), 'esports', 'team.created', 'x', '{"environment":"production","data":{}}')`)
+        throw rollback
+      }).catch((error: unknown) => {
+        if (error !== rollback) throw error
+      })
+      const teamId = await teamIn()
+      await receiver.waitFor(1, 5000)
+      expect(receiver.received.map((h) => h.json.data.teamId)).toEqual([teamId])
+    } finally {
+      await receiver.close()
+    }
+  })
+
   it('keeps sandbox subscriptions to sandbox events', async () => {
     const receiver = await startReceiver()
     try {
