@@ -128,6 +128,22 @@ describe('esports token endpoint, sandbox and authorization on both faces', () =
     }
   })
 
+  it('masks a fault as 500 INTERNAL_ERROR quoting the request id', async () => {
+    const domain = t.services.esports!.domain as { listPrograms: (...args: unknown[]) => Promise<unknown> }
+    const original = domain.listPrograms
+    domain.listPrograms = async () => {
+      throw new Error('database on fire')
+    }
+    try {
+      const res = await t.app.inject({ method: 'GET', url: '/v1/programs', headers: t.auth })
+      const error = expectError(res, 500, 'INTERNAL_ERROR')
+      expect(error.message).toContain(error.requestId)
+      expect(res.body).not.toContain('database on fire')
+    } finally {
+      domain.listPrograms = original
+    }
+  })
+
   // The same rule on both faces: no credential → UNAUTHORIZED, wrong scope → FORBIDDEN, right scope → allowed.
   const parity: Array<{ scope: string; rest: (id: string) => { method: 'GET' | 'POST' | 'PATCH'; url: string; payload?: object }; graphql: (id: string) => string }> = [
     { scope: 'programs:read', rest: (id) => ({ method: 'GET', url: `/v1/programs/${id}` }), graphql: (id) => `{ program(id: "${id}") { id } }` },
