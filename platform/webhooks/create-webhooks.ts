@@ -9,7 +9,7 @@ import type { JobRunner, PrismaTransaction } from '../jobs/job-runner.js'
 import { isUuid } from '../validation/json-shapes.js'
 import { checkWebhookUrl, type ResolveHost } from './address-guard.js'
 import { retryDelayMs } from './retry-schedule.js'
-import { sendWebhook } from './send-webhook.js'
+import { sendWebhook, type SendResult } from './send-webhook.js'
 import { payloadSignature, signatureHeaders } from './webhook-signature.js'
 import type { WebhooksConfig } from './webhooks-config.js'
 
@@ -183,17 +183,18 @@ export function createWebhooks(options: WebhooksOptions) {
     if (!runner?.isRunning || closed) return
     await prisma.$transaction(async (tx) => {
       const at = now()
-      const stalled = await tx.$queryRaw<{ id: string; attempts: number; lease_until: Date }[]>`
-        UPDATE platform.webhook_deliveries d SET status = 'pending', lease_until = NULL, next_attempt_at = ${at}, updated_at = ${at},
-          last_error = 'interrupted: the process sending it stopped'
+      const stalled = await tx.$queryRaw<{ id: string; attempts: number; status: string }[]>`
+        UPDATE platform.webhook_deliveries d
+        SET status = CASE WHEN d.attempts >= ${config.retry.maxAttempts} THEN 'failed' ELSE 'pending' END,
+          lease_until = NULL, next_attempt_at = ${at}, updated_at = ${at}, last_error = 'interrupted: the process sending it stopped'
         FROM platform.webhook_subscriptions s
         WHERE d.subscription_id = s.id AND s.service = ${service} AND d.status = 'sending' AND d.lease_until < ${at}
-        RETURNING d.id::text AS id, d.attempts, d.lease_until`
+        RETURNING d.id::text AS id, d.attempts, d.status`
       for (const d of stalled) {
         await tx.webhookAttempt.create({
           data: { deliveryId: d.id, attempt: d.attempts, startedAt: new Date(at.getTime() - leaseMs), durationMs: 0, error: 'interrupted: the process sending it stopped' },
         })
-        await runner.send(queue, { deliveryId: d.id }, { tx: tx as unknown as PrismaTransaction })
+        if (d.status === 'pending') await runner.send(queue, { deliveryId: d.id }, { tx: tx as unknown as PrismaTransaction })
       }
     })
   }
@@ -218,19 +219,27 @@ export function createWebhooks(options: WebhooksOptions) {
       await prisma.webhookDelivery.update({ where: { id: deliveryId }, data: { status: 'cancelled', leaseUntil: null, lastError: 'the subscription is disabled', updatedAt: now() } })
       return
     }
-    const secret = secrets.open(sub.secretSealed)
-    const stored = delivery.body as { id: string; event: string; timestamp: string; data: unknown }
-    const dataJson = JSON.stringify(stored.data)
-    const body = `{"id":${JSON.stringify(stored.id)},"event":${JSON.stringify(stored.event)},"timestamp":${JSON.stringify(stored.timestamp)},"data":${dataJson},"signature":${JSON.stringify(payloadSignature(secret, stored.timestamp, dataJson))}}`
     const startedAt = now()
-    const result = await sendWebhook({
-      url: sub.url,
-      body,
-      headers: signatureHeaders({ id: delivery.eventId, timestamp: Math.floor(startedAt.getTime() / 1000), body, secret }),
-      timeoutMs: config.timeoutMs,
-      allowPrivate: config.allowPrivate,
-      resolve: options.resolve,
-    })
+    let result: SendResult
+    try {
+      const secret = secrets.open(sub.secretSealed)
+      const stored = delivery.body as { id: string; event: string; timestamp: string; data: unknown }
+      const dataJson = JSON.stringify(stored.data)
+      const body = `{"id":${JSON.stringify(stored.id)},"event":${JSON.stringify(stored.event)},"timestamp":${JSON.stringify(stored.timestamp)},"data":${dataJson},"signature":${JSON.stringify(payloadSignature(secret, stored.timestamp, dataJson))}}`
+      result = await sendWebhook({
+        url: sub.url,
+        body,
+        headers: signatureHeaders({ id: delivery.eventId, timestamp: Math.floor(startedAt.getTime() / 1000), body, secret }),
+        timeoutMs: config.timeoutMs,
+        allowPrivate: config.allowPrivate,
+        resolve: options.resolve,
+      })
+    } catch (error) {
+      // A secret that no longer opens (a changed TESSERA_SECRET_KEY) is this side's fault; it
+      // is logged and counts as a failed attempt, so the schedule still ends.
+      report(error)
+      result = { ok: false, statusCode: null, error: `not sent: ${error instanceof Error ? error.message : String(error)}`, responseBody: null, durationMs: now().getTime() - startedAt.getTime() }
+    }
     await prisma.$transaction(async (tx) => {
       const done = now()
       await tx.webhookAttempt.create({

@@ -136,6 +136,23 @@ describe('esports webhooks', () => {
     }
   })
 
+  it('counts a delivery it cannot sign as failed attempts, so the schedule still ends', async () => {
+    const receiver = await startReceiver()
+    try {
+      const webhook = await api.created('/webhooks', { url: receiver.url, events: ['team.created'], secret: SECRET })
+      // As after a change of TESSERA_SECRET_KEY: the sealed secret no longer opens.
+      await t.db!.query("UPDATE platform.webhook_subscriptions SET secret_sealed = 'v1.AAAA.AAAA.AAAA' WHERE id = $1", [webhook.id])
+      await teamIn()
+      const [failed] = await until(() => deliveries(webhook.id), (d) => d[0]?.status === 'failed')
+      expect(failed).toMatchObject({ status: 'failed', attempts: 3 })
+      expect(failed.log.map((a: { error: string }) => a.error)).toEqual([expect.stringMatching(/^not sent/), expect.stringMatching(/^not sent/), expect.stringMatching(/^not sent/)])
+      expect(receiver.received).toHaveLength(0)
+      expect((await api.get(`/webhooks/${webhook.id}`)).json().status).toBe('disabled')
+    } finally {
+      await receiver.close()
+    }
+  })
+
   it('keeps sandbox subscriptions to sandbox events', async () => {
     const receiver = await startReceiver()
     try {
