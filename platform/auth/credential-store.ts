@@ -131,12 +131,16 @@ export function createCredentialStore(prisma: PrismaClient, options: CredentialS
     /**
      * The client-credentials grant (RFC 6749 §4.4): authenticates the client, narrows the
      * requested scopes to those it holds (an empty request means all of them) and issues an
-     * opaque bearer token.
+     * opaque bearer token. With `environment`, only clients of that environment get one (an
+     * interface's sandbox token endpoint serves sandbox clients only).
      */
-    async issueToken(input: { clientId: string; clientSecret: string; scope?: string }): Promise<TokenResult> {
+    async issueToken(input: { clientId: string; clientSecret: string; scope?: string; environment?: Environment }): Promise<TokenResult> {
       const client = await prisma.oAuthClient.findUnique({ where: { clientId: input.clientId } })
       const valid = client && !client.revokedAt && (await verifySecret(input.clientSecret, client.secretHash))
       if (!client || !valid) return { ok: false, error: 'invalid_client', description: 'Client authentication failed' }
+      if (input.environment && client.environment !== input.environment) {
+        return { ok: false, error: 'invalid_client', description: `This token endpoint serves ${input.environment} clients only` }
+      }
       const requested = input.scope?.trim() ? input.scope.trim().split(/\s+/) : client.scopes
       const holder: Principal = { id: `client:${client.clientId}`, method: 'access_token', scopes: client.scopes, ...shapeOf(client) }
       const denied = requested.filter((s) => !known(s) || !hasScope(holder, s))

@@ -1,11 +1,14 @@
 import type { FastifyInstance } from 'fastify'
 import type { CredentialStore } from '../auth/credential-store.js'
+import type { Environment } from '../auth/scopes.js'
 
 /** Options of an OAuth 2.0 token endpoint. */
 export interface TokenRouteOptions {
   /** Path of the endpoint inside the scope it is registered in, e.g. `/auth/token`. */
   path: string
-  store: CredentialStore
+  store: Pick<CredentialStore, 'issueToken'>
+  /** Issue tokens only to clients of this environment (a sandbox's own token endpoint). */
+  environment?: Environment
 }
 
 /**
@@ -41,7 +44,7 @@ export async function registerTokenRoute(scope: FastifyInstance, options: TokenR
     }
     if (!clientId || !clientSecret) return fail(401, 'invalid_client', 'client_id and client_secret are required')
     if (body.scope !== undefined && typeof body.scope !== 'string') return fail(400, 'invalid_request', 'scope must be a string')
-    const result = await options.store.issueToken({ clientId, clientSecret, scope: body.scope as string | undefined })
+    const result = await options.store.issueToken({ clientId, clientSecret, scope: body.scope as string | undefined, environment: options.environment })
     if (!result.ok) return fail(result.error === 'invalid_client' ? 401 : 400, result.error, result.description)
     return { access_token: result.accessToken, token_type: result.tokenType, expires_in: result.expiresIn, scope: result.scope }
   })

@@ -18,6 +18,8 @@ export interface QueueDefinition<T> {
   cron?: string
   /** How long a job may run before it counts as lost and is retried (default 15 min). */
   expireInSeconds?: number
+  /** Jobs of this queue one process runs at once (default 1), e.g. deliveries waiting on slow receivers. */
+  concurrency?: number
 }
 
 /** Options of the job runner. */
@@ -58,7 +60,7 @@ export function createJobRunner(db: Database, options: JobRunnerOptions = {}) {
           ...(q.expireInSeconds ? { expireInSeconds: q.expireInSeconds } : {}),
         })
         if (q.cron) await boss.schedule(q.name, q.cron, {}, { tz: 'UTC' })
-        await boss.work<object>(q.name, { pollingIntervalSeconds: q.pollingIntervalSeconds ?? 1, batchSize: 1 }, async (jobs) => {
+        await boss.work<object>(q.name, { pollingIntervalSeconds: q.pollingIntervalSeconds ?? 1, batchSize: 1, localConcurrency: q.concurrency ?? 1 }, async (jobs) => {
           for (const job of jobs) await q.handle(job.data as never)
         })
       }
