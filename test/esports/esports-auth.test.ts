@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { expectError } from '../support/standard-error.js'
 import { build, type TestTessera } from '../helper.js'
-import { ALL, playerBody, programBody, restClient, tokenFor } from './fixtures.js'
+import { ALL, keyFor, playerBody, programBody, restClient, tokenFor } from './fixtures.js'
 
 describe('esports token endpoint, sandbox and authorization on both faces', () => {
   let t: TestTessera
@@ -115,8 +115,8 @@ describe('esports token endpoint, sandbox and authorization on both faces', () =
       ['DELETE', `/webhooks/${none}`, 'webhooks:write'], ['GET', `/webhooks/${none}/deliveries`, 'webhooks:read'],
       ['POST', `/webhooks/${none}/enable`, 'webhooks:write', {}], ['POST', `/webhooks/${none}/deliveries/${none}/redeliver`, 'webhooks:write', {}],
     ]
-    const wrong = (await tokenFor(t, ['career:read'])).authorization
-    const all = (await tokenFor(t, ALL)).authorization
+    const wrong = (await keyFor(t, ['career:read'])).authorization
+    const all = (await keyFor(t, ALL)).authorization
     for (const [method, path, scope, body] of endpoints) {
       const call = (authorization?: string) =>
         t.app.inject({ method, url: `/v1${path}`, headers: authorization ? { authorization } : {}, ...(body ? { payload: body } : {}) })
@@ -154,11 +154,11 @@ describe('esports token endpoint, sandbox and authorization on both faces', () =
   ]
 
   it('agrees between REST and GraphQL on who may do what', async () => {
-    const admin = restClient(t, (await tokenFor(t, ALL)).authorization)
+    const admin = restClient(t, (await keyFor(t, ALL)).authorization)
     const { id } = await admin.created('/programs', programBody())
     for (const op of parity) {
-      const wrong = (await tokenFor(t, [op.scope.endsWith(':read') ? 'career:read' : op.scope.replace(':write', ':read')])).authorization
-      const right = (await tokenFor(t, [op.scope])).authorization
+      const wrong = (await keyFor(t, [op.scope.endsWith(':read') ? 'career:read' : op.scope.replace(':write', ':read')])).authorization
+      const right = (await keyFor(t, [op.scope])).authorization
       for (const [who, authorization, expected] of [['nobody', undefined, 'UNAUTHORIZED'], ['wrong scope', wrong, 'FORBIDDEN'], ['right scope', right, null]] as const) {
         const headers = authorization ? { authorization } : {}
         const rest = await t.app.inject({ ...op.rest(id), headers })

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { collect, wsClient } from '../support/graphql-ws-client.js'
 import { build, type TestTessera } from '../helper.js'
-import { ALL, playerBody, programBody, restClient, tokenFor } from './fixtures.js'
+import { ALL, keyFor, playerBody, programBody, restClient } from './fixtures.js'
 
 describe('esports GraphQL face', () => {
   let t: TestTessera
@@ -12,7 +12,7 @@ describe('esports GraphQL face', () => {
   }
   beforeAll(async () => {
     t = await build({ services: ['esports'], listen: true })
-    authorization = (await tokenFor(t, ALL)).authorization
+    authorization = (await keyFor(t, ALL)).authorization
   })
   afterAll(() => t.close())
 
@@ -65,7 +65,7 @@ describe('esports GraphQL face', () => {
     expect(rest).toMatchObject({ id, status: 'active' })
     expect(JSON.stringify(rest)).not.toContain('whsec-0123456789abcdef')
     expect((await gql(`{ webhookDeliveries(webhookId: "${id}") { id } }`)).data!.webhookDeliveries).toEqual([])
-    const reader = (await tokenFor(t, ['webhooks:read'])).authorization
+    const reader = (await keyFor(t, ['webhooks:read'])).authorization
     const denied = await gql(`mutation { deleteWebhook(id: "${id}") }`, undefined, reader)
     expect(denied.errors![0]!.extensions.code).toBe('FORBIDDEN')
     expect((await gql(`mutation { deleteWebhook(id: "${id}") }`)).data!.deleteWebhook).toBe(true)
@@ -78,7 +78,7 @@ describe('esports GraphQL face', () => {
     const team = await api.created('/teams', { programId, name: 'Subs', game: 'Rocket League', tier: 'jv', season: { year: 2026 } })
     const player = await api.created('/players', playerBody(programId, 20))
     const client = wsClient(`${t.url}/graphql`, { authorization })
-    const sandboxClient = wsClient(`${t.url}/graphql`, { authorization: (await tokenFor(t, ALL, 'sandbox')).authorization })
+    const sandboxClient = wsClient(`${t.url}/graphql`, { authorization: (await keyFor(t, ALL, 'sandbox')).authorization })
     try {
       const joined = collect(client, { query: `subscription { playerJoined(teamId: "${team.id}") { playerId role player { personal { gamerTag } } } }` }, 1)
       const updated = collect(client, { query: `subscription { teamUpdated(teamId: "${team.id}") { changes team { roster { starters } } } }` }, 1)

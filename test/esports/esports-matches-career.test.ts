@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { expectError } from '../support/standard-error.js'
 import { build, type TestTessera } from '../helper.js'
-import { ALL, playerBody, programBody, restClient, tokenFor } from './fixtures.js'
+import { ALL, keyFor, playerBody, programBody, restClient } from './fixtures.js'
 
 describe('esports matches, consent rules and careers', () => {
   let t: TestTessera
@@ -14,7 +14,7 @@ describe('esports matches, consent rules and careers', () => {
   let adult: string
   beforeAll(async () => {
     t = await build({ services: ['esports'] })
-    api = restClient(t, (await tokenFor(t, ALL)).authorization)
+    api = restClient(t, (await keyFor(t, ALL)).authorization)
     programId = (await api.created('/programs', programBody())).id
     teamId = (await api.created('/teams', { programId, name: 'Varsity', game: 'Rocket League', tier: 'varsity', season: { year: 2026 } })).id
     consented = (await api.created('/players', playerBody(programId, 1))).id
@@ -93,7 +93,7 @@ describe('esports matches, consent rules and careers', () => {
     expectError(await api.patch(`/players/${consented}/career/interests`, { interests: ['Content Creator'] }), 422, 'VALIDATION_ERROR', 'interests[0]')
     expectError(await api.post(`/players/${consented}/career/experiences`, { type: 'internship', title: 'x', dateRange: { start: '2026-06-01T00:00:00Z', end: '2026-01-01T00:00:00Z' } }), 422, 'VALIDATION_ERROR', 'dateRange.end')
     expectError(await api.post(`/players/${consented}/career/achievements`, { type: 'scholarship', title: 'x', date: '2026-01-01T00:00:00Z', amount: -1 }), 422, 'VALIDATION_ERROR', 'amount')
-    const noCareer = restClient(t, (await tokenFor(t, ['players:read'])).authorization)
+    const noCareer = restClient(t, (await keyFor(t, ['players:read'])).authorization)
     expectError(await noCareer.get(`/players/${consented}/career`), 403, 'FORBIDDEN')
   })
 })

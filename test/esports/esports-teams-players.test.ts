@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { expectError } from '../support/standard-error.js'
 import { build, type TestTessera } from '../helper.js'
-import { ALL, playerBody, programBody, restClient, tokenFor } from './fixtures.js'
+import { ALL, keyFor, playerBody, programBody, restClient } from './fixtures.js'
 
 describe('esports teams, rosters and players', () => {
   let t: TestTessera
@@ -11,7 +11,7 @@ describe('esports teams, rosters and players', () => {
   const players: string[] = []
   beforeAll(async () => {
     t = await build({ services: ['esports'] })
-    api = restClient(t, (await tokenFor(t, ALL)).authorization)
+    api = restClient(t, (await keyFor(t, ALL)).authorization)
     programId = (await api.created('/programs', programBody())).id
     otherProgramId = (await api.created('/programs', programBody({ institutionId: 'inst-2' }))).id
     for (let i = 0; i < 4; i++) players.push((await api.created('/players', playerBody(programId, i))).id)
@@ -103,7 +103,7 @@ describe('esports teams, rosters and players', () => {
   })
 
   it('keeps scopes apart: teams:read reads teams, not players', async () => {
-    const reader = restClient(t, (await tokenFor(t, ['teams:read'])).authorization)
+    const reader = restClient(t, (await keyFor(t, ['teams:read'])).authorization)
     expect((await reader.get(`/teams?programId=${programId}`)).statusCode).toBe(200)
     expectError(await reader.get(`/players?programId=${programId}`), 403, 'FORBIDDEN')
     expectError(await reader.post('/teams', team()), 403, 'FORBIDDEN')

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, it } from 'vitest'
 import { expectError } from '../support/standard-error.js'
 import { build, type TestTessera } from '../helper.js'
-import { ALL, restClient, tokenFor } from './fixtures.js'
+import { ALL, keyFor, restClient } from './fixtures.js'
 
 // Without TESSERA_WEBHOOKS_ALLOW_PRIVATE, as in production.
 describe('esports webhooks refuse internal addresses', () => {
@@ -9,7 +9,7 @@ describe('esports webhooks refuse internal addresses', () => {
   let api: ReturnType<typeof restClient>
   beforeAll(async () => {
     t = await build({ services: ['esports'] })
-    api = restClient(t, (await tokenFor(t, ALL)).authorization)
+    api = restClient(t, (await keyFor(t, ALL)).authorization)
   })
   afterAll(() => t.close())
 

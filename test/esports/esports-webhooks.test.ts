@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { expectError } from '../support/standard-error.js'
 import { build, type TestTessera } from '../helper.js'
-import { ALL, playerBody, programBody, restClient, tokenFor } from './fixtures.js'
+import { ALL, keyFor, playerBody, programBody, restClient } from './fixtures.js'
 import { startReceiver, verifyDelivery } from './webhook-receiver.js'
 
 const SECRET = 'whsec-test-0123456789abcdef'
@@ -21,7 +21,7 @@ describe('esports webhooks', () => {
         TESSERA_WEBHOOKS_POLL_MS: '200',
       },
     })
-    api = restClient(t, (await tokenFor(t, ALL)).authorization)
+    api = restClient(t, (await keyFor(t, ALL)).authorization)
     programId = (await api.created('/programs', programBody())).id
   })
   afterAll(() => t.close())
@@ -156,7 +156,7 @@ describe('esports webhooks', () => {
   it('keeps sandbox subscriptions to sandbox events', async () => {
     const receiver = await startReceiver()
     try {
-      const sandbox = restClient(t, (await tokenFor(t, ALL, 'sandbox')).authorization, 'sandbox')
+      const sandbox = restClient(t, (await keyFor(t, ALL, 'sandbox')).authorization, 'sandbox')
       const hook = await sandbox.created('/webhooks', { url: receiver.url, events: ['program.created'], secret: SECRET })
       expect((await api.get('/webhooks')).json().data.map((w: { id: string }) => w.id)).not.toContain(hook.id)
       expectError(await api.get(`/webhooks/${hook.id}`), 404, 'NOT_FOUND')
@@ -177,7 +177,7 @@ describe('esports webhooks', () => {
     expectError(await api.post('/webhooks', { url: 'ftp://127.0.0.1/x', events: ['team.updated'], secret: SECRET }), 422, 'VALIDATION_ERROR', 'url')
     expectError(await api.get('/webhooks/00000000-0000-4000-8000-000000000000'), 404, 'NOT_FOUND')
     expectError(await api.delete('/webhooks/00000000-0000-4000-8000-000000000000'), 404, 'NOT_FOUND')
-    const reader = restClient(t, (await tokenFor(t, ['webhooks:read'])).authorization)
+    const reader = restClient(t, (await keyFor(t, ['webhooks:read'])).authorization)
     expect((await reader.get('/webhooks')).statusCode).toBe(200)
     expectError(await reader.post('/webhooks', { url: 'http://127.0.0.1:9/x', events: ['team.updated'], secret: SECRET }), 403, 'FORBIDDEN')
     const created = await api.created('/webhooks', { url: 'http://127.0.0.1:9/x', events: ['team.updated'], secret: SECRET })
