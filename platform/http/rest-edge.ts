@@ -3,7 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { readCredential } from '../auth/read-credential.js'
 import { hasScope, type Principal } from '../auth/scopes.js'
 import { TesseraError, type ErrorRegistry, type ValidationIssue } from '../errors.js'
-import { rateLimitHeaders, type RateLimiter } from '../rate-limit/rate-limiter.js'
+import { rateLimitHeaders, type RateLimiter, type RateLimitPolicy } from '../rate-limit/rate-limiter.js'
 import { findNul } from '../validation/find-nul.js'
 
 declare module 'fastify' {
@@ -30,6 +30,11 @@ export interface RestEdgeOptions {
   limiter: RateLimiter
   /** Value of `WWW-Authenticate` on 401s (RFC 6750 §3); omit for interfaces that use API keys only. */
   realm?: string
+  /**
+   * A verified caller's own limit (e.g. by the credential's tier); undefined keeps the
+   * limiter's. Unknown credentials and anonymous calls always get the limiter's own limit.
+   */
+  rateLimit?(principal: Principal): RateLimitPolicy | undefined
 }
 
 /**
@@ -43,13 +48,27 @@ export function installRestEdge(scope: FastifyInstance, options: RestEdgeOptions
 
   // Limiting comes before authentication so that guessing keys is throttled too; the bucket
   // is the credential itself (hashed) or, without one, the client address.
+  // With a per-caller policy the credential is verified here already; authentication reuses it.
+  const verified = new WeakMap<FastifyRequest, Principal | null>()
+  const verifyOnce = async (request: FastifyRequest, credential: string): Promise<Principal | null> => {
+    if (verified.has(request)) return verified.get(request) ?? null
+    const principal = await options.verify(credential)
+    verified.set(request, principal)
+    return principal
+  }
+  const policyFor = async (request: FastifyRequest, credential: string | null | undefined): Promise<RateLimitPolicy | undefined> => {
+    if (!options.rateLimit || !credential) return undefined
+    const principal = await verifyOnce(request, credential)
+    return principal ? options.rateLimit(principal) : undefined
+  }
   const limit = async (request: FastifyRequest, reply: FastifyReply) => {
     const credential = readCredential(request.headers)
     const key = credential ? `c:${createHash('sha256').update(credential).digest('base64url')}` : `ip:${request.ip}`
-    const state = await options.limiter.consume(key)
+    const policy = await policyFor(request, credential)
+    const state = await options.limiter.consume(key, policy)
     reply.headers(rateLimitHeaders(state))
     if (!state.allowed) {
-      throw errors.forRole('rateLimited', `Rate limit exceeded: ${state.limit} requests per ${options.limiter.windowSeconds} s`, {
+      throw errors.forRole('rateLimited', `Rate limit exceeded: ${state.limit} requests per ${policy?.windowSeconds ?? options.limiter.windowSeconds} s`, {
         limit: state.limit,
         retryAfterSeconds: state.reset,
       })
@@ -70,7 +89,7 @@ export function installRestEdge(scope: FastifyInstance, options: RestEdgeOptions
       throw errors.forRole('unauthorized', 'Missing credentials: send Authorization: Bearer <key>', undefined,
         options.realm ? { 'www-authenticate': `Bearer realm="${options.realm}"` } : undefined)
     }
-    const principal = credential ? await options.verify(credential) : null
+    const principal = credential ? await verifyOnce(request, credential) : null
     if (!principal) {
       // Every guess is a new credential, and so a new bucket above; failures also count
       // against the client address, so guessing keys is throttled.
