@@ -327,7 +327,8 @@ const percentages: ProblemFamily = {
       }
       case 3: {
         const whole = r.pick([20, 25, 40, 50, 80, 200])
-        const p = r.pick([5, 10, 15, 20, 30, 35, 40, 45, 60, 70, 85])
+        // Only percents that make a whole number of questions.
+        const p = r.pick([5, 10, 15, 20, 30, 35, 40, 45, 60, 70, 85].filter((x) => (x * whole) % 100 === 0))
         const part = (p * whole) / 100
         const answer = `${p}%`
         return {
