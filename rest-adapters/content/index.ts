@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream'
 import { defineService } from '../../platform/service-kit/index.js'
 import {
   CONTENT_PAGE,
@@ -7,6 +8,11 @@ import {
   QUESTION_TYPES,
   SUPPORTED_TOPICS,
   VALIDATION_CHECKS,
+  VIDEO_FILES,
+  VIDEO_LANGUAGES,
+  VIDEO_LIMITS,
+  VIDEO_STYLES,
+  type VideoFileName,
   contentCore,
   contentRateLimit,
   type ContentRecord,
@@ -15,8 +21,20 @@ import {
 const BASE = '/v1/content-ai'
 const text = { type: 'string', maxLength: GENERATION_LIMITS.maxText } as const
 const texts = { type: 'array', items: text } as const
+const videoParams = { type: 'object', required: ['videoId'], properties: { videoId: { type: 'string', minLength: 1, maxLength: 100 } } } as const
 const contentParams = { type: 'object', required: ['contentId'], properties: { contentId: { type: 'string', minLength: 1, maxLength: 100 } } } as const
 const metadata = { type: 'object', properties: { subject: { type: ['string', 'null'] }, gradeLevel: { type: ['string', 'null'] }, standards: { type: 'array', items: { type: 'string' } } } } as const
+
+/**
+ * A single `Range: bytes=…` (RFC 9110 §14.1.2): `start-`, `start-end` or `-suffix`. Several
+ * ranges or another unit are answered with the whole file (undefined); a malformed one too.
+ */
+function parseRange(header: string | undefined): { start: number; end?: number } | { suffix: number } | undefined {
+  const m = header ? /^bytes=(\d*)-(\d*)$/.exec(header.trim()) : null
+  if (!m || (!m[1] && !m[2])) return undefined
+  if (!m[1]) return { suffix: Number(m[2]) }
+  return { start: Number(m[1]), ...(m[2] ? { end: Number(m[2]) } : {}) }
+}
 
 /** A stored item as the interface shows it: its content object, metadata, and where it came from. */
 const itemBody = (item: ContentRecord) => ({
@@ -94,6 +112,52 @@ export const contentService = defineService(contentCore, {
       const assessment = await domain.generateAssessment(request.principal, request.body)
       const to = created(`${BASE}/content/${assessment.id}`)
       return reply.code(to.code).header('location', to.location).send(assessment)
+    })
+
+    app.post(`${BASE}/generate/video`, {
+      config: { scope: 'content:generate' },
+      schema: {
+        summary: 'Render a narrated video from a script (a job: answers 202 with status processing)',
+        body: {
+          type: 'object',
+          required: ['topic', 'script'],
+          additionalProperties: false,
+          properties: {
+            topic: text,
+            script: { type: 'string', maxLength: VIDEO_LIMITS.scriptChars },
+            duration: { type: 'number' },
+            style: { type: 'string', enum: VIDEO_STYLES },
+            voiceConfig: { type: 'object', additionalProperties: false, properties: { gender: { type: 'string' }, accent: { type: 'string' }, speed: { type: 'number' } } },
+            captions: { type: 'boolean' },
+            language: { type: 'string', enum: VIDEO_LANGUAGES },
+          },
+        },
+      } as const,
+    }, async (request, reply) => {
+      const video = await domain.generateVideo(request.principal, request.body)
+      return reply.code(202).header('location', `${BASE}/videos/${video.id}`).send(video)
+    })
+
+    app.get(`${BASE}/videos/:videoId`, {
+      config: { scope: 'content:read' },
+      schema: { summary: 'A video and its rendering state (extension)', params: videoParams } as const,
+    }, async (request) => domain.getVideo(request.principal, request.params.videoId))
+
+    app.get(`${BASE}/videos/:videoId/:file`, {
+      config: { scope: 'content:read' },
+      schema: {
+        summary: 'A rendered video file: video.mp4 (byte ranges), thumbnail.png or captions.vtt (extension)',
+        params: { type: 'object', required: ['videoId', 'file'], properties: { videoId: { type: 'string', maxLength: 100 }, file: { type: 'string', enum: Object.keys(VIDEO_FILES) as VideoFileName[] } } },
+      } as const,
+    }, async (request, reply) => {
+      const range = parseRange(request.headers.range)
+      const file = await domain.openVideoFile(request.principal, request.params.videoId, request.params.file, range ?? undefined)
+      reply.header('accept-ranges', 'bytes').header('content-type', file.contentType)
+      if (!file.satisfiable) return reply.code(416).header('content-range', `bytes */${file.size}`).send()
+      const partial = range !== null && range !== undefined
+      reply.code(partial ? 206 : 200).header('content-length', String(file.end - file.start + 1))
+      if (partial) reply.header('content-range', `bytes ${file.start}-${file.end}/${file.size}`)
+      return reply.send(Readable.from(file.chunks))
     })
 
     app.get(`${BASE}/topics`, {

@@ -15,6 +15,8 @@ import { createProviderEngine, type ProviderConfig } from './engine/provider-eng
 import { contentErrors as errors } from './errors.js'
 import type { Prisma, PrismaClient } from './generated/prisma/client.js'
 import type { ContentScope } from './scopes.js'
+import { createVideoFeature } from './video/video-service.js'
+import type { JobRunner } from '../../platform/jobs/job-runner.js'
 import { validateContent, type ValidationReport } from './validation/content-validator.js'
 
 /** Hourly request limits by credential tier; enterprise keys carry their own (`--rate-limit`). */
@@ -75,6 +77,7 @@ export interface ContentPage {
 export interface ContentServiceDeps {
   prisma: PrismaClient
   events: EventBus
+  jobs: JobRunner
   /** The optional chat-completions provider. */
   provider?: ProviderConfig
   /** Replaces `fetch` for the provider (tests). */
@@ -169,7 +172,11 @@ export function createContentService(deps: ContentServiceDeps) {
     return row
   }
 
+  const video = createVideoFeature({ prisma, jobs: deps.jobs, authorize })
+
   return {
+    ...video,
+
     /** POST /generate/problems: verified problems of one family, stored as a problem set. */
     async generateProblems(actor: Principal | null, input: Record<string, unknown>): Promise<ProblemSet> {
       const caller = authorize(actor, 'content:generate')

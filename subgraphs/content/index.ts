@@ -14,6 +14,9 @@ export { QUESTION_TYPES } from './engine/assessment-generator.js'
 export { PROBLEM_FORMATS } from './engine/problem-generator.js'
 export { SUPPORTED_TOPICS } from './engine/problem-families.js'
 export { VALIDATION_CHECKS } from './validation/content-validator.js'
+export { VIDEO_FILES, VIDEO_LIMITS, type VideoFileName, type VideoRecord } from './video/video-service.js'
+export { VIDEO_LANGUAGES } from './video/speech.js'
+export { VIDEO_STYLES } from './video/video-renderer.js'
 
 /**
  * The content generation interface: lessons, problems and assessments from an offline engine
@@ -24,6 +27,7 @@ export const contentCore = defineServiceCore({
   scopes: CONTENT_SCOPES,
   errors: contentErrors,
   prisma: PrismaClient,
-  createDomain: ({ runtime, prisma }) => createContentService({ prisma, events: runtime.events, provider: loadProviderConfig(runtime.env) }),
+  createDomain: ({ runtime, prisma }) => createContentService({ prisma, events: runtime.events, jobs: runtime.jobs, provider: loadProviderConfig(runtime.env) }),
+  jobs: (domain, jobs) => domain.defineJobs(jobs),
   resolvers: createContentResolvers,
 })

@@ -16,11 +16,13 @@ export function createContentResolvers(service: ContentService): Resolvers {
     Query: {
       contentItem: (_, { id }, ctx) => service.getContent(ctx.actor, id),
       contentItems: (_, args, ctx) => service.listContent(ctx.actor, args),
+      contentVideo: (_, { id }, ctx) => service.getVideo(ctx.actor, id),
     },
     Mutation: {
       generateLesson: (_, { input }, ctx) => service.generateLesson(ctx.actor, defined(input)),
       generateProblems: (_, { input }, ctx) => service.generateProblems(ctx.actor, defined(input)),
       generateAssessment: (_, { input }, ctx) => service.generateAssessment(ctx.actor, defined(input)),
+      generateVideo: (_, { input }, ctx) => service.generateVideo(ctx.actor, defined({ ...input, voiceConfig: input.voiceConfig ? defined(input.voiceConfig) : undefined })),
       validateContent: (_, { input }, ctx) => service.validate(ctx.actor, defined(input)),
       createContent: (_, { input }, ctx) => service.createContent(ctx.actor, defined({ ...input, metadata: metadataOf(input.metadata) })),
       updateContent: (_, { id, input }, ctx) => service.updateContent(ctx.actor, id, defined({ ...input, metadata: metadataOf(input.metadata) })),
