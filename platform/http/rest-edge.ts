@@ -56,15 +56,19 @@ export function installRestEdge(scope: FastifyInstance, options: RestEdgeOptions
     verified.set(request, principal)
     return principal
   }
-  const policyFor = async (request: FastifyRequest, credential: string | null | undefined): Promise<RateLimitPolicy | undefined> => {
+  // A caller with its own policy is counted by principal, so every access token of one OAuth
+  // client shares the client's bucket (a new token is not a new allowance).
+  const policyFor = async (request: FastifyRequest, credential: string | null | undefined): Promise<{ key: string; policy: RateLimitPolicy } | undefined> => {
     if (!options.rateLimit || !credential) return undefined
     const principal = await verifyOnce(request, credential)
-    return principal ? options.rateLimit(principal) : undefined
+    const policy = principal ? options.rateLimit(principal) : undefined
+    return principal && policy ? { key: `p:${principal.id}`, policy } : undefined
   }
   const limit = async (request: FastifyRequest, reply: FastifyReply) => {
     const credential = readCredential(request.headers)
-    const key = credential ? `c:${createHash('sha256').update(credential).digest('base64url')}` : `ip:${request.ip}`
-    const policy = await policyFor(request, credential)
+    const own = await policyFor(request, credential)
+    const key = own?.key ?? (credential ? `c:${createHash('sha256').update(credential).digest('base64url')}` : `ip:${request.ip}`)
+    const policy = own?.policy
     const state = await options.limiter.consume(key, policy)
     reply.headers(rateLimitHeaders(state))
     if (!state.allowed) {

@@ -63,6 +63,19 @@ describe('content rate limits by credential tier', () => {
     expect(unknown.headers['x-ratelimit-limit']).toBe('1000')
   })
 
+  it("counts every access token of an OAuth client in the client's one bucket", async () => {
+    const { clientId, clientSecret } = await t.credentials!.createClient({ name: `c ${randomUUID()}`, scopes: ['content:read'], tier: 'enterprise', rateLimitPerHour: 2 })
+    const token = async () => {
+      const res = await t.app.inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `grant_type=client_credentials&client_id=${clientId}&client_secret=${clientSecret}` })
+      return { authorization: `Bearer ${res.json().access_token}` }
+    }
+    const first = await get(await token())
+    expect(first.statusCode).toBe(200)
+    expect(first.headers['x-ratelimit-remaining']).toBe('1')
+    expect((await get(await token())).headers['x-ratelimit-remaining']).toBe('0')
+    expectError(await get(await token()), 429, 'RATE_LIMIT_EXCEEDED')
+  })
+
   it('maps tiers to hourly policies', () => {
     expect(contentRateLimit({ tier: 'free' })).toEqual({ max: 100, windowSeconds: 3600 })
     expect(contentRateLimit({ tier: 'pro' })).toEqual({ max: 1000, windowSeconds: 3600 })
