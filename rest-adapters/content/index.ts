@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream'
+import type { FastifyReply } from 'fastify'
 import { defineService } from '../../platform/service-kit/index.js'
 import {
   CONTENT_PAGE,
@@ -61,7 +62,8 @@ export const contentService = defineService(contentCore, {
   realm: 'tessera-content',
   rateLimit: contentRateLimit,
   routes(app, { domain }) {
-    const created = (location: string) => ({ code: 201, location })
+    // Generated items are stored: 201 with the library address of the new item.
+    const stored = <T extends { id: string }>(reply: FastifyReply, item: T) => reply.code(201).header('location', `${BASE}/content/${item.id}`).send(item)
 
     app.post(`${BASE}/generate/lesson`, {
       config: { scope: 'content:generate' },
@@ -76,8 +78,7 @@ export const contentService = defineService(contentCore, {
       } as const,
     }, async (request, reply) => {
       const lesson = await domain.generateLesson(request.principal, request.body)
-      const to = created(`${BASE}/content/${lesson.id}`)
-      return reply.code(to.code).header('location', to.location).send(lesson)
+      return stored(reply, lesson)
     })
 
     app.post(`${BASE}/generate/problems`, {
@@ -93,8 +94,7 @@ export const contentService = defineService(contentCore, {
       } as const,
     }, async (request, reply) => {
       const set = await domain.generateProblems(request.principal, request.body)
-      const to = created(`${BASE}/content/${set.id}`)
-      return reply.code(to.code).header('location', to.location).send(set)
+      return stored(reply, set)
     })
 
     app.post(`${BASE}/generate/assessment`, {
@@ -110,8 +110,7 @@ export const contentService = defineService(contentCore, {
       } as const,
     }, async (request, reply) => {
       const assessment = await domain.generateAssessment(request.principal, request.body)
-      const to = created(`${BASE}/content/${assessment.id}`)
-      return reply.code(to.code).header('location', to.location).send(assessment)
+      return stored(reply, assessment)
     })
 
     app.post(`${BASE}/generate/video`, {

@@ -20,6 +20,9 @@ export interface ContentInput {
   metadata: { subject: string | null; gradeLevel: string | null; standards: string[]; extra: Record<string, unknown> }
 }
 
+/** True for a well-formed content id (a UUID); anything else cannot name an item. */
+export const isContentId = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i.test(id)
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /**

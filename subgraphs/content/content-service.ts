@@ -3,7 +3,7 @@ import { hasScope, type Principal } from '../../platform/auth/scopes.js'
 import { outboxRow, writeOutbox, type EventBus } from '../../platform/events/event-bus.js'
 import { mapAsyncIterator } from '../../platform/events/map-async-iterator.js'
 import type { RateLimitPolicy } from '../../platform/rate-limit/rate-limiter.js'
-import { CONTENT_PAGE, CONTENT_TYPES, parseContentInput, type ContentInput, type ContentType } from './content-library.js'
+import { CONTENT_PAGE, CONTENT_TYPES, isContentId, parseContentInput, type ContentInput, type ContentType } from './content-library.js'
 import { parseAssessmentRequest, parseLessonRequest, parseProblemsRequest } from './content-input.js'
 import type { Assessment } from './engine/assessment-generator.js'
 import { ProviderError, UnsupportedTopicError, type GenerationEngine } from './engine/generation-engine.js'
@@ -102,8 +102,6 @@ const toRecord = (row: Row): ContentRecord => {
   }
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i
-
 /** The content service's domain: every rule, and who may do what, lives here. */
 export function createContentService(deps: ContentServiceDeps) {
   const { prisma } = deps
@@ -167,7 +165,7 @@ export function createContentService(deps: ContentServiceDeps) {
   }
 
   const findItem = async (id: string): Promise<Row> => {
-    const row = UUID.test(id) ? await prisma.contentItem.findUnique({ where: { id } }) : null
+    const row = isContentId(id) ? await prisma.contentItem.findUnique({ where: { id } }) : null
     if (!row) throw errors.create('NOT_FOUND', `No content with id ${id}`, { field: 'contentId', contentId: id })
     return row
   }

@@ -3,6 +3,7 @@ import type { Principal } from '../../../platform/auth/scopes.js'
 import type { ValidationIssue } from '../../../platform/errors.js'
 import { outboxRow, writeOutbox } from '../../../platform/events/event-bus.js'
 import type { JobRunner } from '../../../platform/jobs/job-runner.js'
+import { isContentId } from '../content-library.js'
 import { contentErrors as errors } from '../errors.js'
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js'
 import { ACCENTS, VIDEO_LANGUAGES, type VideoLanguage, type VoiceOptions } from './speech.js'
@@ -107,15 +108,13 @@ export interface VideoFeatureDeps {
   render?: typeof renderVideo
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i
-
 /** POST /generate/video as a job, the video's state, and its files served in ranges. */
 export function createVideoFeature(deps: VideoFeatureDeps) {
   const { prisma, jobs } = deps
   const render = deps.render ?? renderVideo
 
   const load = async (id: string) => {
-    const row = UUID.test(id) ? await prisma.contentItem.findUnique({ where: { id } }) : null
+    const row = isContentId(id) ? await prisma.contentItem.findUnique({ where: { id } }) : null
     if (!row || row.type !== 'video') throw errors.create('NOT_FOUND', `No video with id ${id}`, { field: 'videoId', videoId: id })
     return row
   }
