@@ -4,7 +4,7 @@ import { readCredential } from '../auth/read-credential.js'
 import { credentialInQuery } from '../auth/url-credentials.js'
 import type { Principal } from '../auth/scopes.js'
 import { TesseraError, type ErrorRegistry, type ValidationIssue } from '../errors.js'
-import { RateLimitUnavailableError, rateLimitHeaders, type RateLimiter } from '../rate-limit/rate-limiter.js'
+import { RateLimitUnavailableError, rateLimitHeaders, type RateLimiter, type RateLimitPolicy } from '../rate-limit/rate-limiter.js'
 import { inspectInput } from '../validation/inspect-input.js'
 
 declare module 'fastify' {
@@ -29,6 +29,11 @@ export interface RestEdgeOptions {
   limiter: RateLimiter
   /** Value of `WWW-Authenticate` on 401s (RFC 6750 §3); omit for interfaces that use API keys only. */
   realm?: string
+  /**
+   * A verified caller's own limit (e.g. by the credential's tier); undefined keeps the
+   * limiter's. Unknown credentials and anonymous calls always get the limiter's own limit.
+   */
+  rateLimit?(principal: Principal): RateLimitPolicy | undefined
 }
 
 /**
@@ -42,13 +47,31 @@ export function installRestEdge(scope: FastifyInstance, options: RestEdgeOptions
 
   // Limiting comes before authentication so that guessing keys is throttled too; the bucket
   // is the credential itself (hashed) or, without one, the client address.
+  // With a per-caller policy the credential is verified here already; authentication reuses it.
+  const verified = new WeakMap<FastifyRequest, Principal | null>()
+  const verifyOnce = async (request: FastifyRequest, credential: string): Promise<Principal | null> => {
+    if (verified.has(request)) return verified.get(request) ?? null
+    const principal = await options.verify(credential)
+    verified.set(request, principal)
+    return principal
+  }
+  // A caller with its own policy is counted by principal, so every access token of one OAuth
+  // client shares the client's bucket (a new token is not a new allowance).
+  const policyFor = async (request: FastifyRequest, credential: string | null | undefined): Promise<{ key: string; policy: RateLimitPolicy } | undefined> => {
+    if (!options.rateLimit || !credential) return undefined
+    const principal = await verifyOnce(request, credential)
+    const policy = principal ? options.rateLimit(principal) : undefined
+    return principal && policy ? { key: `p:${principal.id}`, policy } : undefined
+  }
   const limit = async (request: FastifyRequest, reply: FastifyReply) => {
     const credential = readCredential(request.headers)
-    const key = credential ? `c:${createHash('sha256').update(credential).digest('base64url')}` : `ip:${request.ip}`
-    const state = await options.limiter.consume(key)
+    const own = await policyFor(request, credential)
+    const key = own?.key ?? (credential ? `c:${createHash('sha256').update(credential).digest('base64url')}` : `ip:${request.ip}`)
+    const policy = own?.policy
+    const state = await options.limiter.consume(key, policy)
     reply.headers(rateLimitHeaders(state))
     if (!state.allowed) {
-      throw errors.forRole('rateLimited', `Rate limit exceeded: ${state.limit} requests per ${options.limiter.windowSeconds} s`, {
+      throw errors.forRole('rateLimited', `Rate limit exceeded: ${state.limit} requests per ${policy?.windowSeconds ?? options.limiter.windowSeconds} s`, {
         limit: state.limit,
         retryAfterSeconds: state.reset,
       })
@@ -69,7 +92,7 @@ export function installRestEdge(scope: FastifyInstance, options: RestEdgeOptions
       throw errors.forRole('unauthorized', 'Missing credentials: send Authorization: Bearer <key>', undefined,
         options.realm ? { 'www-authenticate': `Bearer realm="${options.realm}"` } : undefined)
     }
-    const principal = credential ? await options.verify(credential) : null
+    const principal = credential ? await verifyOnce(request, credential) : null
     if (!principal) {
       // Every guess is a new credential, and so a new bucket above; failures also count
       // against the client address, so guessing keys is throttled.

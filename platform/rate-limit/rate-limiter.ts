@@ -45,31 +45,42 @@ export class RateLimitUnavailableError extends Error {
   }
 }
 
+/** A limit of its own for one bucket, e.g. a credential's tier (requests per window). */
+export interface RateLimitPolicy {
+  max: number
+  windowSeconds: number
+}
+
 /** A fixed-window limiter: simple, and every replica agrees on the window boundaries. */
 export function createRateLimiter(options: RateLimiterOptions) {
   const now = options.now ?? Date.now
   const fallback = createMemoryRateLimitStore()
-  const hit = async (key: string, windowStart: number, failOpen: boolean) => {
+  const hit = async (key: string, windowStart: number, windowSeconds: number, failOpen: boolean) => {
     try {
-      return await options.store.hit(key, windowStart, options.windowSeconds)
+      return await options.store.hit(key, windowStart, windowSeconds)
     } catch (error) {
       options.onStoreError?.(error)
       if (!failOpen) throw new RateLimitUnavailableError(error)
-      return fallback.hit(key, windowStart, options.windowSeconds)
+      return fallback.hit(key, windowStart, windowSeconds)
     }
   }
-  const count = async (key: string, failOpen: boolean): Promise<RateLimitState> => {
+  /** Counts a hit on `key`; `policy` replaces the limiter's own max and window for this bucket. */
+  const count = async (key: string, failOpen: boolean, policy?: RateLimitPolicy): Promise<RateLimitState> => {
+    const max = policy?.max ?? options.max
+    const windowSeconds = policy?.windowSeconds ?? options.windowSeconds
+    // A bucket with its own policy is counted apart from the same key under the default one.
+    const bucket = policy ? `${key}|${max}/${windowSeconds}` : key
     const seconds = Math.floor(now() / 1000)
-    const windowStart = seconds - (seconds % options.windowSeconds)
-    const count = await hit(key, windowStart, failOpen)
+    const windowStart = seconds - (seconds % windowSeconds)
+    const count = await hit(bucket, windowStart, windowSeconds, failOpen)
     return {
-      allowed: count <= options.max,
-      limit: options.max,
-      remaining: Math.max(0, options.max - count),
-      reset: windowStart + options.windowSeconds - seconds,
+      allowed: count <= max,
+      limit: max,
+      remaining: Math.max(0, max - count),
+      reset: windowStart + windowSeconds - seconds,
     }
   }
-  const consume = (key: string) => count(key, options.whenStoreFails !== 'closed')
+  const consume = (key: string, policy?: RateLimitPolicy) => count(key, options.whenStoreFails !== 'closed', policy)
   return {
     max: options.max,
     windowSeconds: options.windowSeconds,
@@ -116,7 +127,13 @@ export function createPostgresRateLimitStore(db: Database): RateLimitStore {
         [key, windowStart],
       )
       if (++hits % 1000 === 0) {
-        await db.query('DELETE FROM platform.rate_limit_counters WHERE window_start < $1', [windowStart - windowSeconds])
+        // A bucket with its own policy names its window at the end of its key (`|max/seconds`):
+        // each row is dropped only once its own window has passed.
+        await db.query(
+          `DELETE FROM platform.rate_limit_counters
+           WHERE window_start + COALESCE(substring(key from '[|][0-9]+/([0-9]+)$')::int, $2) < $1`,
+          [windowStart - windowSeconds, windowSeconds],
+        )
       }
       return row?.count ?? 1
     },

@@ -4,7 +4,7 @@ import type { Principal } from '../auth/scopes.js'
 import type { TesseraError } from '../errors.js'
 import { serveOpenApi } from '../http/openapi.js'
 import { installRestEdge, type RestEdge } from '../http/rest-edge.js'
-import type { RateLimiter } from '../rate-limit/rate-limiter.js'
+import type { RateLimiter, RateLimitPolicy } from '../rate-limit/rate-limiter.js'
 import { standardErrorBody } from '../standard-errors.js'
 import type { ServiceCore } from './define-service-core.js'
 
@@ -31,6 +31,8 @@ export interface RestFace<Domain> {
   realm?: string
   /** The interface's documented error body; Tessera's standard body by default. */
   errorBody?(error: TesseraError, request: FastifyRequest): unknown
+  /** A verified caller's own rate limit (e.g. by tier); the process's limit when omitted or undefined. */
+  rateLimit?(principal: Principal): RateLimitPolicy | undefined
   /** Adds the routes (and WebSocket endpoints) to the interface's encapsulated scope. */
   routes(app: TypedApp, context: RestContext<Domain>): void | Promise<void>
 }
@@ -66,6 +68,7 @@ export function defineService<Domain>(core: ServiceCore<Domain>, face: RestFace<
       verify: options.verify,
       limiter: options.limiter,
       realm: face.realm,
+      rateLimit: face.rateLimit,
     })
     for (const prefix of face.prefixes) app.claimPrefix(prefix, edge)
     serveOpenApi(app, { service: core.name, errors: core.errors, ...face.openapi })

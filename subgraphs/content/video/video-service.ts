@@ -1,0 +1,241 @@
+import { randomUUID } from 'node:crypto'
+import type { Principal } from '../../../platform/auth/scopes.js'
+import type { ValidationIssue } from '../../../platform/errors.js'
+import { outboxRow, writeOutbox } from '../../../platform/events/event-bus.js'
+import type { JobRunner } from '../../../platform/jobs/job-runner.js'
+import { isContentId } from '../content-library.js'
+import { contentErrors as errors } from '../errors.js'
+import type { Prisma, PrismaClient } from '../generated/prisma/client.js'
+import { ACCENTS, VIDEO_LANGUAGES, type VideoLanguage, type VoiceOptions } from './speech.js'
+import { renderVideo, sentences, SENTENCE_PAUSE, VIDEO_STYLES, type RenderedVideo, type VideoStyle } from './video-renderer.js'
+
+/** Limits of POST /generate/video. */
+export const VIDEO_LIMITS = { scriptChars: 20_000, minDuration: 5, maxDuration: 1800, minSpeed: 0.5, maxSpeed: 2 } as const
+/** espeak-ng's speaking rate at speed 1, words per minute. */
+export const BASE_WPM = 175
+/** Bytes per stored chunk of a video file. */
+export const CHUNK_BYTES = 256 * 1024
+/** The files of a rendered video. */
+export const VIDEO_FILES = { 'video.mp4': 'video/mp4', 'thumbnail.png': 'image/png', 'captions.vtt': 'text/vtt; charset=utf-8' } as const
+/** A file name of a rendered video. */
+export type VideoFileName = keyof typeof VIDEO_FILES
+/** The queue that renders videos. */
+export const RENDER_QUEUE = 'content-render-video'
+
+/** Video states: rendering as a job, then `ready` (or `failed`, with the reason). */
+export type VideoStatus = 'processing' | 'ready' | 'failed'
+
+/** A video as the interface shows it. */
+export interface VideoRecord {
+  id: string
+  topic: string
+  status: VideoStatus
+  videoUrl: string | null
+  thumbnailUrl: string | null
+  captionsUrl: string | null
+  transcript: string
+  /** Seconds, read back from the file. */
+  duration: number | null
+  metadata: {
+    resolution: string
+    size: number
+    codec: string
+    audioCodec: string
+    narrationDuration: number
+    slides: number
+  } | null
+  style: VideoStyle
+  language: VideoLanguage
+  voice: { gender: 'female' | 'male'; accent: string | null; wordsPerMinute: number }
+  captions: boolean
+  error?: string
+  createdAt: string
+}
+
+/** The path under which a video's files are served. */
+export const videoPath = (id: string) => `/v1/content-ai/videos/${id}`
+
+/** Validates POST /generate/video. Defaults: animated, female voice, speed 1, captions on, English. */
+export function parseVideoRequest(input: Record<string, unknown>) {
+  const issues: ValidationIssue[] = []
+  const str = (field: string, max: number) => {
+    const v = input[field]
+    if (typeof v !== 'string' || !v.trim() || v.length > max) {
+      issues.push({ field, message: `is required: a non-empty string of at most ${max} characters` })
+      return ''
+    }
+    return v.trim()
+  }
+  const topic = str('topic', 200)
+  const script = str('script', VIDEO_LIMITS.scriptChars)
+  if (script && !sentences(script).length) issues.push({ field: 'script', message: 'must contain at least one sentence with words' })
+  const duration = input.duration
+  if (duration !== undefined && duration !== null && (typeof duration !== 'number' || !(duration >= VIDEO_LIMITS.minDuration && duration <= VIDEO_LIMITS.maxDuration))) {
+    issues.push({ field: 'duration', message: `must be a number of seconds from ${VIDEO_LIMITS.minDuration} to ${VIDEO_LIMITS.maxDuration}` })
+  }
+  const style = (input.style ?? 'animated') as VideoStyle
+  if (!VIDEO_STYLES.includes(style)) issues.push({ field: 'style', message: `must be one of: ${VIDEO_STYLES.join(', ')}` })
+  const language = (input.language ?? 'en') as VideoLanguage
+  if (!VIDEO_LANGUAGES.includes(language)) issues.push({ field: 'language', message: `must be one of: ${VIDEO_LANGUAGES.join(', ')}` })
+  const captions = input.captions ?? true
+  if (typeof captions !== 'boolean') issues.push({ field: 'captions', message: 'must be a boolean' })
+  const voice = (input.voiceConfig ?? {}) as Record<string, unknown>
+  if (typeof voice !== 'object' || Array.isArray(voice)) issues.push({ field: 'voiceConfig', message: 'must be an object' })
+  const gender = voice.gender ?? 'female'
+  if (gender !== 'female' && gender !== 'male') issues.push({ field: 'voiceConfig.gender', message: 'must be one of: female, male' })
+  const accent = voice.accent ?? null
+  if (accent !== null && (typeof accent !== 'string' || language !== 'en' || !ACCENTS[accent.toLowerCase()])) {
+    issues.push({ field: 'voiceConfig.accent', message: `must be one of: ${Object.keys(ACCENTS).join(', ')} (English narration only)` })
+  }
+  const speed = voice.speed
+  if (speed !== undefined && speed !== null && (typeof speed !== 'number' || !(speed >= VIDEO_LIMITS.minSpeed && speed <= VIDEO_LIMITS.maxSpeed))) {
+    issues.push({ field: 'voiceConfig.speed', message: `must be a number from ${VIDEO_LIMITS.minSpeed} to ${VIDEO_LIMITS.maxSpeed}` })
+  }
+  if (issues.length) throw errors.invalid(issues)
+  // A target duration without a speed sets the rate: the words over the time left after pauses.
+  const words = script.split(/\s+/).length
+  const speaking = typeof duration === 'number' ? duration - sentences(script).length * SENTENCE_PAUSE : 0
+  const wordsPerMinute = typeof speed === 'number' ? BASE_WPM * speed : speaking > 0 ? Math.min(300, Math.max(80, (words / speaking) * 60)) : BASE_WPM
+  return { topic, script, style, language, captions: captions as boolean, gender: gender as 'female' | 'male', accent: accent ? (accent as string).toLowerCase() : null, wordsPerMinute: Math.round(wordsPerMinute) }
+}
+
+/** What the video feature needs from the content domain. */
+export interface VideoFeatureDeps {
+  prisma: PrismaClient
+  jobs: JobRunner
+  authorize(actor: Principal | null, scope: 'content:read' | 'content:generate'): Principal
+  /** Replaces the renderer (tests of the job's bookkeeping). */
+  render?: typeof renderVideo
+}
+
+/** POST /generate/video as a job, the video's state, and its files served in ranges. */
+export function createVideoFeature(deps: VideoFeatureDeps) {
+  const { prisma, jobs } = deps
+  const render = deps.render ?? renderVideo
+
+  const load = async (id: string) => {
+    const row = isContentId(id) ? await prisma.contentItem.findUnique({ where: { id } }) : null
+    if (!row || row.type !== 'video') throw errors.create('NOT_FOUND', `No video with id ${id}`, { field: 'videoId', videoId: id })
+    return row
+  }
+
+  const storeFiles = async (tx: Prisma.TransactionClient, id: string, files: Array<[VideoFileName, Buffer]>) => {
+    for (const [name, data] of files) {
+      for (let i = 0, chunk = 0; i < data.length || chunk === 0; i += CHUNK_BYTES, chunk++) {
+        await tx.videoFileChunk.create({ data: { videoId: id, name, chunk, data: new Uint8Array(data.subarray(i, i + CHUNK_BYTES)) } })
+      }
+    }
+  }
+
+  /** Renders one video and records the outcome with its event; safe to run twice. */
+  const renderJob = async ({ videoId }: { videoId: string }) => {
+    const row = await prisma.contentItem.findUnique({ where: { id: videoId } })
+    if (!row) return
+    const video = row.body as unknown as VideoRecord
+    if (video.status !== 'processing') return
+    let rendered: RenderedVideo
+    try {
+      const voice: VoiceOptions = { language: video.language, accent: video.voice.accent ?? undefined, gender: video.voice.gender, wordsPerMinute: video.voice.wordsPerMinute }
+      rendered = await render({ topic: video.topic, script: video.transcript, style: video.style, voice, captions: video.captions })
+    } catch (error) {
+      const failed: VideoRecord = { ...video, status: 'failed', error: `Rendering failed: ${(error as Error).message}` }
+      await prisma.$transaction(async (tx) => {
+        await tx.contentItem.update({ where: { id: videoId }, data: { body: failed as unknown as Prisma.InputJsonValue, updatedAt: new Date() } })
+        await writeOutbox(tx, 'content', [outboxRow('content.generated', videoId, { contentId: videoId, status: 'failed', type: 'video', title: row.title })])
+      })
+      return
+    }
+    const base = videoPath(videoId)
+    const ready: VideoRecord = {
+      ...video,
+      status: 'ready',
+      videoUrl: `${base}/video.mp4`,
+      thumbnailUrl: `${base}/thumbnail.png`,
+      captionsUrl: rendered.vtt === null ? null : `${base}/captions.vtt`,
+      duration: Math.round(rendered.probe.duration * 1000) / 1000,
+      metadata: {
+        resolution: `${rendered.probe.width}x${rendered.probe.height}`,
+        size: rendered.probe.size,
+        codec: rendered.probe.videoCodec,
+        audioCodec: rendered.probe.audioCodec,
+        narrationDuration: Math.round(rendered.narrationSeconds * 1000) / 1000,
+        slides: rendered.slides,
+      },
+    }
+    const files: Array<[VideoFileName, Buffer]> = [['video.mp4', rendered.mp4], ['thumbnail.png', rendered.thumbnail]]
+    if (rendered.vtt !== null) files.push(['captions.vtt', Buffer.from(rendered.vtt)])
+    await prisma.$transaction(async (tx) => {
+      // A second run after a crash replaces what a first one may have left.
+      await tx.videoFileChunk.deleteMany({ where: { videoId } })
+      await storeFiles(tx, videoId, files)
+      await tx.contentItem.update({ where: { id: videoId }, data: { body: ready as unknown as Prisma.InputJsonValue, updatedAt: new Date() } })
+      await writeOutbox(tx, 'content', [outboxRow('content.generated', videoId, { contentId: videoId, status: 'ready', type: 'video', title: row.title })])
+    })
+  }
+
+  return {
+    /** Registers the render queue: one render at a time per worker, retried once after a crash. */
+    defineJobs(runner: JobRunner) {
+      runner.define<{ videoId: string }>({ name: RENDER_QUEUE, handle: renderJob, retryLimit: 1, pollingIntervalSeconds: 0.5, expireInSeconds: 30 * 60 })
+    },
+
+    /** POST /generate/video: the video in state `processing`, its render enqueued with it. */
+    async generateVideo(actor: Principal | null, input: Record<string, unknown>): Promise<VideoRecord> {
+      const caller = deps.authorize(actor, 'content:generate')
+      const request = parseVideoRequest(input)
+      const video: VideoRecord = {
+        id: randomUUID(),
+        topic: request.topic,
+        status: 'processing',
+        videoUrl: null,
+        thumbnailUrl: null,
+        captionsUrl: null,
+        transcript: request.script,
+        duration: null,
+        metadata: null,
+        style: request.style,
+        language: request.language,
+        voice: { gender: request.gender, accent: request.accent, wordsPerMinute: request.wordsPerMinute },
+        captions: request.captions,
+        createdAt: new Date().toISOString(),
+      }
+      await prisma.$transaction(async (tx) => {
+        await tx.contentItem.create({
+          data: { id: video.id, type: 'video', title: request.topic, standards: [], body: video as unknown as Prisma.InputJsonValue, metadata: {}, origin: 'generated', engine: 'offline', createdBy: caller.id },
+        })
+        await jobs.send(RENDER_QUEUE, { videoId: video.id }, { tx })
+      })
+      return video
+    },
+
+    /** GET /videos/{id}. */
+    async getVideo(actor: Principal | null, id: string): Promise<VideoRecord> {
+      deps.authorize(actor, 'content:read')
+      return (await load(id)).body as unknown as VideoRecord
+    },
+
+    /**
+     * One file of a ready video, streamed chunk by chunk: the whole file, or the bytes
+     * `start`–`end` (inclusive) of a range request. 404 before the video is ready.
+     */
+    async openVideoFile(actor: Principal | null, id: string, name: VideoFileName, range?: { start: number; end?: number } | { suffix: number }) {
+      deps.authorize(actor, 'content:read')
+      const video = (await load(id)).body as unknown as VideoRecord
+      const sizes = await prisma.$queryRaw<Array<{ size: bigint }>>`SELECT COALESCE(SUM(length(data)), 0)::bigint AS size FROM content.video_files WHERE video_id = ${id}::uuid AND name = ${name}`
+      const size = Number(sizes[0]?.size ?? 0)
+      if (video.status !== 'ready' || size === 0) throw errors.create('NOT_FOUND', video.status === 'ready' ? `Video ${id} has no ${name}` : `Video ${id} is ${video.status}; its files exist once it is ready`, { field: 'videoId', status: video.status })
+      const start = !range ? 0 : 'suffix' in range ? Math.max(0, size - range.suffix) : range.start
+      const end = !range || 'suffix' in range ? size - 1 : Math.min(range.end ?? size - 1, size - 1)
+      if (range && (start >= size || start > end)) return { size, contentType: VIDEO_FILES[name], satisfiable: false as const }
+      async function* chunks() {
+        for (let chunk = Math.floor(start / CHUNK_BYTES); chunk <= Math.floor(end / CHUNK_BYTES); chunk++) {
+          const row = await prisma.videoFileChunk.findUnique({ where: { videoId_name_chunk: { videoId: id, name, chunk } } })
+          if (!row) return
+          const from = chunk * CHUNK_BYTES
+          yield Buffer.from(row.data).subarray(Math.max(0, start - from), end - from + 1)
+        }
+      }
+      return { size, contentType: VIDEO_FILES[name], satisfiable: true as const, start, end, chunks: chunks() }
+    },
+  }
+}
