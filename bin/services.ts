@@ -2,6 +2,7 @@ import { serviceMigrations, type Service } from '../platform/service-kit/index.j
 import { DEVICES_SCOPES } from '../subgraphs/devices/scopes.js'
 import { PIPELINES_SCOPES } from '../subgraphs/pipelines/scopes.js'
 import { VISUALIZATION_SCOPES } from '../subgraphs/visualization/scopes.js'
+import { HERITAGE_SCOPES } from '../subgraphs/heritage/scopes.js'
 
 /** A service as the command line knows it before loading it: its scopes, and how to load it. */
 export interface CatalogEntry {
@@ -17,6 +18,7 @@ export const SERVICES: Record<string, CatalogEntry> = {
   devices: { scopes: DEVICES_SCOPES, load: async () => (await import('../rest-adapters/devices/index.js')).devicesService as Service },
   visualization: { scopes: VISUALIZATION_SCOPES, load: async () => (await import('../rest-adapters/visualization/index.js')).visualizationService as Service },
   pipelines: { scopes: PIPELINES_SCOPES, load: async () => (await import('../rest-adapters/pipelines/index.js')).pipelinesService as Service },
+  heritage: { scopes: HERITAGE_SCOPES, load: async () => (await import('../rest-adapters/heritage/index.js')).heritageService as Service },
 }
 
 /** Every scope some service checks. */
