@@ -231,7 +231,7 @@ export const heritageService = defineService(heritageCore, {
         .header('cache-control', 'private, no-cache')
         .header('referrer-policy', 'no-referrer')
         // Everything from this origin: the viewer script, the models, nothing else.
-        .header('content-security-policy', "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self' data: blob:; worker-src 'self' blob:")
+        .header('content-security-policy', "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self' data: blob:; worker-src 'self' blob:")
         .send(tourPage({ ...view, viewerScript: VIEWER_PATH }))
     })
 

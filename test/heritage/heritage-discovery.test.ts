@@ -106,7 +106,7 @@ describe('heritage search, tours, analytics and OAI-PMH', () => {
     const page = await t.app.inject({ method: 'GET', url: tour.url, headers: t.auth })
     expect(page.statusCode).toBe(200)
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8')
-    expect(page.headers['content-security-policy']).toContain("script-src 'self'")
+    expect(page.headers['content-security-policy']).toContain("script-src 'self' 'wasm-unsafe-eval';")
     expect(page.body).toContain(`<script type="module" src="${BASE}/assets/model-viewer.min.js"></script>`)
     expect(page.body).toContain(`src="${up.json().url}"`)
     expect(page.body).toContain('<title>Jar &lt;one&gt;</title>')
