@@ -62,6 +62,8 @@ export function createHeritageResolvers(service: HeritageService): Resolvers {
     },
     Artifact: {
       __resolveReference: async (ref, ctx) => ctx.artifactLoader.load(ref.id as string),
+      // The artifact record carries model summaries; the GraphQL type is the full model record.
+      models: (artifact, _, ctx) => service.listModels(ctx.actor, artifact.id),
       linkedArt: (artifact, _, ctx) => service.getLinkedArt(ctx.actor, artifact.id),
       analytics: (artifact, args, ctx) => service.analytics(ctx.actor, artifact.id, args),
     },
