@@ -28,6 +28,12 @@ const idParams = { type: 'object', required: ['id'], properties: { id } } as con
 const modelParams = { type: 'object', required: ['id', 'modelId'], properties: { id, modelId: id } } as const
 const text = { type: 'string', maxLength: 20_000 } as const
 const vector = { type: ['object', 'number'] } as const
+/** Query parameters the artifact list and search share: culture and the page. */
+const listFilters = {
+  culture: { type: 'string', maxLength: 500 },
+  limit: { type: 'integer', minimum: 1, maximum: ARTIFACTS_PAGE.max, default: ARTIFACTS_PAGE.default },
+  offset: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 },
+} as const
 
 const artifactBody = (a: ArtifactRecord) => ({
   id: a.id,
@@ -120,9 +126,7 @@ export const heritageService = defineService(heritageCore, {
           type: 'object',
           additionalProperties: false,
           properties: {
-            culture: { type: 'string', maxLength: 500 },
-            limit: { type: 'integer', minimum: 1, maximum: ARTIFACTS_PAGE.max, default: ARTIFACTS_PAGE.default },
-            offset: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 },
+            ...listFilters,
           },
         },
       } as const,
@@ -276,10 +280,8 @@ export const heritageService = defineService(heritageCore, {
           additionalProperties: false,
           properties: {
             q: { type: 'string', maxLength: 500 },
-            culture: { type: 'string', maxLength: 500 },
             period: { type: 'string', maxLength: 200 },
-            limit: { type: 'integer', minimum: 1, maximum: ARTIFACTS_PAGE.max, default: ARTIFACTS_PAGE.default },
-            offset: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 },
+            ...listFilters,
           },
         },
       } as const,
