@@ -66,6 +66,7 @@ export function createHeritageResolvers(service: HeritageService): Resolvers {
       models: (artifact, _, ctx) => service.listModels(ctx.actor, artifact.id),
       linkedArt: (artifact, _, ctx) => service.getLinkedArt(ctx.actor, artifact.id),
       analytics: (artifact, args, ctx) => service.analytics(ctx.actor, artifact.id, args),
+      viewsPerDay: async (artifact, _, ctx) => (await service.analytics(ctx.actor, artifact.id, {})).daily.map((d) => ({ date: d.date, views: d.views })),
     },
     Model3d: {
       __resolveReference: async (ref, ctx) => {

@@ -33,13 +33,15 @@ describe('heritage GraphQL subgraph', () => {
     expect(uploaded.errors).toBeUndefined()
     expect(uploaded.data!.uploadModel).toMatchObject({ container: 'glb', size: triangleGlb().length, inspection: { vertexCount: 3, triangleCount: 1, materialCount: 1, materialNames: ['terracotta'], boundingBox: { max: [0.5, 0.25, 0.1], unit: 'm' } }, validation: { errors: 0 } })
 
-    const read = await gql(`query ($id: ID!) { artifact(id: $id) { models3d { glb usdz } models { id inspection { vertexCount } validation { validator } } linkedArt analytics { totals { views } daily { date views } } } }`, { id: artifact.id })
+    const read = await gql(`query ($id: ID!) { artifact(id: $id) { models3d { glb usdz } models { id inspection { vertexCount } validation { validator } } linkedArt analytics { totals { views } daily { date views } } viewsPerDay { date views } } }`, { id: artifact.id })
     expect(read.errors).toBeUndefined()
     expect(read.data!.artifact.models3d).toEqual({ glb: uploaded.data!.uploadModel.url, usdz: null })
     expect(read.data!.artifact.models).toEqual([{ id: uploaded.data!.uploadModel.id, inspection: { vertexCount: 3 }, validation: { validator: 'Khronos glTF Validator' } }])
     expect(read.data!.artifact.linkedArt.type).toBe('HumanMadeObject')
     expect(read.data!.artifact.analytics.totals.views).toBe(1)
     expect(read.data!.artifact.analytics.daily).toHaveLength(30)
+    expect(read.data!.artifact.viewsPerDay).toHaveLength(30)
+    expect(read.data!.artifact.viewsPerDay.at(-1)).toEqual({ date: new Date().toISOString().slice(0, 10), views: 1 })
     // The REST face sees the same model.
     const rest = await t.app.inject({ method: 'GET', url: `${BASE}/artifacts/${artifact.id}/models/${uploaded.data!.uploadModel.id}`, headers: t.auth })
     expect(rest.json().sha256).toMatch(/^[0-9a-f]{64}$/)

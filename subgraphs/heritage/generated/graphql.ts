@@ -56,6 +56,11 @@ export type Artifact = {
   technical?: Maybe<Scalars['JSON']['output']>;
   title: Scalars['String']['output'];
   updatedAt: Scalars['DateTime']['output'];
+  /**
+   * Views per UTC day over the last 30 days, oldest first: an argument-free series another
+   * subgraph can require (@requires) to chart it.
+   */
+  viewsPerDay: Array<DailyViews>;
 };
 
 
@@ -126,6 +131,13 @@ export type DailyAnalytics = {
   modelDownloads: Scalars['Int']['output'];
   searchImpressions: Scalars['Int']['output'];
   tourViews: Scalars['Int']['output'];
+  views: Scalars['Int']['output'];
+};
+
+/** One day's views of an artifact. */
+export type DailyViews = {
+  __typename?: 'DailyViews';
+  date: Scalars['String']['output'];
   views: Scalars['Int']['output'];
 };
 
@@ -567,6 +579,7 @@ export type ResolversTypes = ResolversObject<{
   CreateArtifactInput: CreateArtifactInput;
   CreateTourInput: CreateTourInput;
   DailyAnalytics: ResolverTypeWrapper<DailyAnalytics>;
+  DailyViews: ResolverTypeWrapper<DailyViews>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   Dimensions: ResolverTypeWrapper<Dimensions>;
   DimensionsInput: DimensionsInput;
@@ -611,6 +624,7 @@ export type ResolversParentTypes = ResolversObject<{
   CreateArtifactInput: CreateArtifactInput;
   CreateTourInput: CreateTourInput;
   DailyAnalytics: DailyAnalytics;
+  DailyViews: DailyViews;
   DateTime: Scalars['DateTime']['output'];
   Dimensions: Dimensions;
   DimensionsInput: DimensionsInput;
@@ -668,6 +682,7 @@ export type ArtifactResolvers<ContextType = Context, ParentType extends Resolver
   technical?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
   title?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  viewsPerDay?: Resolver<Array<ResolversTypes['DailyViews']>, ParentType, ContextType>;
 }>;
 
 export type ArtifactAnalyticsResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ArtifactAnalytics'] = ResolversParentTypes['ArtifactAnalytics']> = ResolversObject<{
@@ -702,6 +717,11 @@ export type DailyAnalyticsResolvers<ContextType = Context, ParentType extends Re
   modelDownloads?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   searchImpressions?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   tourViews?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  views?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type DailyViewsResolvers<ContextType = Context, ParentType extends ResolversParentTypes['DailyViews'] = ResolversParentTypes['DailyViews']> = ResolversObject<{
+  date?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   views?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 }>;
 
@@ -881,6 +901,7 @@ export type Resolvers<ContextType = Context> = ResolversObject<{
   ArtifactPage?: ArtifactPageResolvers<ContextType>;
   BoundingBox?: BoundingBoxResolvers<ContextType>;
   DailyAnalytics?: DailyAnalyticsResolvers<ContextType>;
+  DailyViews?: DailyViewsResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
   Dimensions?: DimensionsResolvers<ContextType>;
   DublinCore?: DublinCoreResolvers<ContextType>;
