@@ -4,6 +4,7 @@ import { PIPELINES_SCOPES } from '../subgraphs/pipelines/scopes.js'
 import { VISUALIZATION_SCOPES } from '../subgraphs/visualization/scopes.js'
 import { ESPORTS_SCOPES } from '../subgraphs/esports/scopes.js'
 import { CONTENT_SCOPES } from '../subgraphs/content/scopes.js'
+import { HERITAGE_SCOPES } from '../subgraphs/heritage/scopes.js'
 
 /** A service as the command line knows it before loading it: its scopes, and how to load it. */
 export interface CatalogEntry {
@@ -21,6 +22,7 @@ export const SERVICES: Record<string, CatalogEntry> = {
   pipelines: { scopes: PIPELINES_SCOPES, load: async () => (await import('../rest-adapters/pipelines/index.js')).pipelinesService as Service },
   esports: { scopes: ESPORTS_SCOPES, load: async () => (await import('../rest-adapters/esports/index.js')).esportsService as Service },
   content: { scopes: CONTENT_SCOPES, load: async () => (await import('../rest-adapters/content/index.js')).contentService as Service },
+  heritage: { scopes: HERITAGE_SCOPES, load: async () => (await import('../rest-adapters/heritage/index.js')).heritageService as Service },
 }
 
 /** Every scope some service checks. */
