@@ -85,6 +85,11 @@ export type ArtifactLocation = {
   origin?: Maybe<Scalars['String']['output']>;
 };
 
+export type ArtifactLocationInput = {
+  current?: InputMaybe<Scalars['String']['input']>;
+  origin?: InputMaybe<Scalars['String']['input']>;
+};
+
 export type ArtifactPage = {
   __typename?: 'ArtifactPage';
   items: Array<Artifact>;
@@ -107,7 +112,7 @@ export type CreateArtifactInput = {
   description?: InputMaybe<Scalars['String']['input']>;
   dimensions?: InputMaybe<DimensionsInput>;
   dublinCore?: InputMaybe<DublinCoreInput>;
-  location?: InputMaybe<LocationInput>;
+  location?: InputMaybe<ArtifactLocationInput>;
   materials?: InputMaybe<Array<Scalars['String']['input']>>;
   /** In the period grammar (1200-1400, 5th century BCE, Ming dynasty…). */
   period?: InputMaybe<Scalars['String']['input']>;
@@ -209,11 +214,6 @@ export type HotspotInput = {
   normal?: InputMaybe<Vec3Input>;
   position: Vec3Input;
   text?: InputMaybe<Scalars['String']['input']>;
-};
-
-export type LocationInput = {
-  current?: InputMaybe<Scalars['String']['input']>;
-  origin?: InputMaybe<Scalars['String']['input']>;
 };
 
 /** A stored 3D model of an artifact. */
@@ -573,6 +573,7 @@ export type ResolversTypes = ResolversObject<{
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   ArtifactAnalytics: ResolverTypeWrapper<ArtifactAnalyticsModel>;
   ArtifactLocation: ResolverTypeWrapper<ArtifactLocation>;
+  ArtifactLocationInput: ArtifactLocationInput;
   ArtifactPage: ResolverTypeWrapper<Omit<ArtifactPage, 'items'> & { items: Array<ResolversTypes['Artifact']> }>;
   BoundingBox: ResolverTypeWrapper<BoundingBox>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
@@ -588,7 +589,6 @@ export type ResolversTypes = ResolversObject<{
   Hotspot: ResolverTypeWrapper<HotspotModel>;
   HotspotInput: HotspotInput;
   JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
-  LocationInput: LocationInput;
   Model3d: ResolverTypeWrapper<Model3dModel>;
   ModelInspection: ResolverTypeWrapper<ModelInspectionModel>;
   ModelTexture: ResolverTypeWrapper<ModelTexture>;
@@ -618,6 +618,7 @@ export type ResolversParentTypes = ResolversObject<{
   ID: Scalars['ID']['output'];
   ArtifactAnalytics: ArtifactAnalyticsModel;
   ArtifactLocation: ArtifactLocation;
+  ArtifactLocationInput: ArtifactLocationInput;
   ArtifactPage: Omit<ArtifactPage, 'items'> & { items: Array<ResolversParentTypes['Artifact']> };
   BoundingBox: BoundingBox;
   Float: Scalars['Float']['output'];
@@ -633,7 +634,6 @@ export type ResolversParentTypes = ResolversObject<{
   Hotspot: HotspotModel;
   HotspotInput: HotspotInput;
   JSON: Scalars['JSON']['output'];
-  LocationInput: LocationInput;
   Model3d: Model3dModel;
   ModelInspection: ModelInspectionModel;
   ModelTexture: ModelTexture;
