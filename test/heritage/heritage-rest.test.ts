@@ -170,6 +170,14 @@ describe('heritage REST interface', () => {
     const json = await t.app.inject({ method: 'POST', url: `${BASE}/artifacts/${vaseId}/models`, headers: t.auth, payload: { file: 'x' } })
     expectError(json, 415, 'UNSUPPORTED_MEDIA_TYPE')
     expectError(await upload('7d0c9a9e-0000-4000-8000-000000000000', triangleGlb()), 404, 'NOT_FOUND')
+    // A body cut off mid-file, and a multipart type without its boundary: 400, and nothing kept.
+    const chunks = async () => (await t.db!.query<{ n: number }>('SELECT count(*)::int AS n FROM platform.file_chunks'))[0]!.n
+    const before = await chunks()
+    const cut = `--b0\r\nContent-Disposition: form-data; name="file"; filename="a.glb"\r\n\r\n${triangleGlb().toString('latin1')}`
+    const truncated = await t.app.inject({ method: 'POST', url: `${BASE}/artifacts/${vaseId}/models`, headers: { ...t.auth, 'content-type': 'multipart/form-data; boundary=b0' }, payload: Buffer.from(cut, 'latin1') })
+    expect(expectError(truncated, 400, 'INVALID_REQUEST', 'body').message).toMatch(/not well-formed multipart/)
+    expectError(await t.app.inject({ method: 'POST', url: `${BASE}/artifacts/${vaseId}/models`, headers: { ...t.auth, 'content-type': 'multipart/form-data' }, payload: 'x' }), 400, 'INVALID_REQUEST', 'body')
+    expect(await chunks()).toBe(before)
     const forbidden = await t.app.inject({ method: 'POST', url: `${BASE}/artifacts/${vaseId}/models`, ...multipart([{ name: 'file', filename: 'v.glb', bytes: triangleGlb() }], readOnly) })
     expectError(forbidden, 403, 'FORBIDDEN')
   })
