@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { build, type TestTessera } from '../helper.js'
+import { build, TEST_CREDENTIALS, type TestTessera } from '../helper.js'
 import { ISO_UTC, expectError } from '../support/standard-error.js'
 import { brokenGlb, triangleGlb, triangleGltfJson } from './gltf-fixtures.js'
 import { multipart } from './multipart.js'
@@ -93,6 +93,21 @@ describe('heritage REST interface', () => {
     expectError(await t.app.inject({ method: 'GET', url: `${BASE}/artifacts/7d0c9a9e-0000-4000-8000-000000000000`, headers: t.auth }), 404, 'NOT_FOUND')
     expectError(await t.app.inject({ method: 'GET', url: `${BASE}/artifacts/not-an-id`, headers: t.auth }), 404, 'NOT_FOUND')
     expectError(await t.app.inject({ method: 'GET', url: `${BASE}/artifacts/${vaseId}/models/7d0c9a9e-0000-4000-8000-000000000000`, headers: t.auth }), 404, 'NOT_FOUND')
+  })
+
+  it('takes an OAuth access token (client credentials) with its scopes', async () => {
+    const token = await t.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `grant_type=client_credentials&client_id=${TEST_CREDENTIALS.clientId}&client_secret=${TEST_CREDENTIALS.clientSecret}&scope=heritage:read`,
+    })
+    expect(token.statusCode).toBe(200)
+    const bearer = { authorization: `Bearer ${token.json().access_token}` }
+    expect((await t.app.inject({ method: 'GET', url: `${BASE}/artifacts/${vaseId}`, headers: bearer })).statusCode).toBe(200)
+    const write = await t.app.inject({ method: 'POST', url: `${BASE}/artifacts`, headers: bearer, payload: { title: 'x', culture: 'y' } })
+    expectError(write, 403, 'FORBIDDEN')
+    expect(write.headers['www-authenticate']).toMatch(/^Bearer realm="tessera-heritage", error="insufficient_scope"/)
   })
 
   it('stores a valid GLB, reports its metadata exactly, and serves it with ranges', async () => {
