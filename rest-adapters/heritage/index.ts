@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module'
 import { createReadStream } from 'node:fs'
+import { Readable } from 'node:stream'
 import multipart from '@fastify/multipart'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { isTesseraError } from '../../platform/errors.js'
@@ -203,9 +204,10 @@ export const heritageService = defineService(heritageCore, {
     )
 
     app.get(`${base}/artifacts/:id/models/:modelId/file`, { config: { scope: 'heritage:read' }, schema: { summary: 'A model\'s file (range requests served)', params: modelParams } as const }, async (request, reply) => {
-      const file = await domain.downloadModel(request.principal, request.params.id, request.params.modelId, request.headers.range)
+      const file = await domain.downloadModel(request.principal, request.params.id, request.params.modelId, request.headers.range, { headersOnly: request.method === 'HEAD' })
       reply.code(file.status).headers(file.headers)
-      return reply.send(file.body ?? '')
+      // Without a body (HEAD, 416) an empty stream keeps the Content-Length the file store set.
+      return reply.send(file.body ?? Readable.from([]))
     })
 
     // --- Tours -----------------------------------------------------------------------------
