@@ -1,7 +1,9 @@
 import { createRequire } from 'node:module'
 import { createReadStream } from 'node:fs'
+import { Readable } from 'node:stream'
 import multipart from '@fastify/multipart'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { isTesseraError } from '../../platform/errors.js'
 import { defineService } from '../../platform/service-kit/index.js'
 import {
   ARTIFACTS_PAGE,
@@ -82,11 +84,31 @@ const tourBody = (t: TourRecord) => ({
   createdAt: t.createdAt.toISOString(),
 })
 
-/** Multipart parts as the domain reads them; the parser's stream is handed over as is. */
+/** A parser failure (a truncated body, a missing boundary) as the interface's 400 or 413. */
+function malformed(error: unknown): unknown {
+  if (isTesseraError(error)) return error
+  const status = (error as { statusCode?: unknown }).statusCode
+  if (status === 413) return heritageCore.errors.forRole('payloadTooLarge', 'The multipart body has too many parts or fields', { field: 'body', reason: 'too large' })
+  const reason = error instanceof Error ? error.message : String(error)
+  return heritageCore.errors.invalid([{ field: 'body', message: `is not well-formed multipart/form-data (${reason})` }])
+}
+
+/** Reads a parser's stream, turning its failures into the interface's errors. */
+async function* guarded<T>(source: AsyncIterable<T>): AsyncGenerator<T> {
+  try {
+    yield* source
+  } catch (error) {
+    throw malformed(error)
+  }
+}
+
+/** Multipart parts as the domain reads them; the parser's file stream is handed over, guarded. */
 async function* uploadParts(request: FastifyRequest): AsyncGenerator<UploadPart> {
-  for await (const part of request.parts()) {
-    if (part.type === 'file') yield { kind: 'file', field: part.fieldname, filename: part.filename || undefined, stream: part.file }
-    else yield { kind: 'field', name: part.fieldname, value: String(part.value) }
+  for await (const part of guarded(request.parts())) {
+    if (part.type === 'file') {
+      const file = part.file
+      yield { kind: 'file', field: part.fieldname, filename: part.filename || undefined, stream: Object.assign(guarded<Buffer>(file), { resume: () => file.resume() }) }
+    } else yield { kind: 'field', name: part.fieldname, value: String(part.value) }
   }
 }
 
@@ -182,9 +204,10 @@ export const heritageService = defineService(heritageCore, {
     )
 
     app.get(`${base}/artifacts/:id/models/:modelId/file`, { config: { scope: 'heritage:read' }, schema: { summary: 'A model\'s file (range requests served)', params: modelParams } as const }, async (request, reply) => {
-      const file = await domain.downloadModel(request.principal, request.params.id, request.params.modelId, request.headers.range)
+      const file = await domain.downloadModel(request.principal, request.params.id, request.params.modelId, request.headers.range, { headersOnly: request.method === 'HEAD' })
       reply.code(file.status).headers(file.headers)
-      return reply.send(file.body ?? '')
+      // Without a body (HEAD, 416) an empty stream keeps the Content-Length the file store set.
+      return reply.send(file.body ?? Readable.from([]))
     })
 
     // --- Tours -----------------------------------------------------------------------------

@@ -441,9 +441,10 @@ export function createHeritageService(deps: HeritageServiceDeps) {
 
     /**
      * A model's bytes for download (whole or one range). A download from the first byte counts
-     * once in the artifact's analytics; a viewer's follow-up range requests do not.
+     * once in the artifact's analytics; a viewer's follow-up range requests, and a request for
+     * the headers only, do not.
      */
-    async downloadModel(actor: Principal | null, artifactId: string, modelId: string, range: string | undefined): Promise<FileResponse> {
+    async downloadModel(actor: Principal | null, artifactId: string, modelId: string, range: string | undefined, options: { headersOnly?: boolean } = {}): Promise<FileResponse> {
       const model = await service.getModel(actor, artifactId, modelId)
       const row = await prisma.model3d.findUniqueOrThrow({ where: { id: model.id }, select: { fileId: true } })
       const info = await files.stat(row.fileId)
@@ -452,6 +453,10 @@ export function createHeritageService(deps: HeritageServiceDeps) {
         'content-disposition': `inline; filename="${(model.fileName ?? `${model.id}.${model.container}`).replace(/[^\w.-]/g, '_')}"`,
         'cache-control': 'private, max-age=3600',
       })
+      if (options.headersOnly) {
+        response.body?.destroy()
+        return { ...response, body: null }
+      }
       if (response.status === 200 || (response.status === 206 && /^bytes=0-/.test(range ?? ''))) await record([artifactId], 'modelDownloads')
       return response
     },

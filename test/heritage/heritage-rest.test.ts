@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { build, type TestTessera } from '../helper.js'
+import { build, TEST_CREDENTIALS, type TestTessera } from '../helper.js'
 import { ISO_UTC, expectError } from '../support/standard-error.js'
 import { brokenGlb, triangleGlb, triangleGltfJson } from './gltf-fixtures.js'
 import { multipart } from './multipart.js'
@@ -95,6 +95,21 @@ describe('heritage REST interface', () => {
     expectError(await t.app.inject({ method: 'GET', url: `${BASE}/artifacts/${vaseId}/models/7d0c9a9e-0000-4000-8000-000000000000`, headers: t.auth }), 404, 'NOT_FOUND')
   })
 
+  it('takes an OAuth access token (client credentials) with its scopes', async () => {
+    const token = await t.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `grant_type=client_credentials&client_id=${TEST_CREDENTIALS.clientId}&client_secret=${TEST_CREDENTIALS.clientSecret}&scope=heritage:read`,
+    })
+    expect(token.statusCode).toBe(200)
+    const bearer = { authorization: `Bearer ${token.json().access_token}` }
+    expect((await t.app.inject({ method: 'GET', url: `${BASE}/artifacts/${vaseId}`, headers: bearer })).statusCode).toBe(200)
+    const write = await t.app.inject({ method: 'POST', url: `${BASE}/artifacts`, headers: bearer, payload: { title: 'x', culture: 'y' } })
+    expectError(write, 403, 'FORBIDDEN')
+    expect(write.headers['www-authenticate']).toMatch(/^Bearer realm="tessera-heritage", error="insufficient_scope"/)
+  })
+
   it('stores a valid GLB, reports its metadata exactly, and serves it with ranges', async () => {
     const glb = triangleGlb()
     const res = await upload(vaseId, glb)
@@ -170,6 +185,14 @@ describe('heritage REST interface', () => {
     const json = await t.app.inject({ method: 'POST', url: `${BASE}/artifacts/${vaseId}/models`, headers: t.auth, payload: { file: 'x' } })
     expectError(json, 415, 'UNSUPPORTED_MEDIA_TYPE')
     expectError(await upload('7d0c9a9e-0000-4000-8000-000000000000', triangleGlb()), 404, 'NOT_FOUND')
+    // A body cut off mid-file, and a multipart type without its boundary: 400, and nothing kept.
+    const chunks = async () => (await t.db!.query<{ n: number }>('SELECT count(*)::int AS n FROM platform.file_chunks'))[0]!.n
+    const before = await chunks()
+    const cut = `--b0\r\nContent-Disposition: form-data; name="file"; filename="a.glb"\r\n\r\n${triangleGlb().toString('latin1')}`
+    const truncated = await t.app.inject({ method: 'POST', url: `${BASE}/artifacts/${vaseId}/models`, headers: { ...t.auth, 'content-type': 'multipart/form-data; boundary=b0' }, payload: Buffer.from(cut, 'latin1') })
+    expect(expectError(truncated, 400, 'INVALID_REQUEST', 'body').message).toMatch(/not well-formed multipart/)
+    expectError(await t.app.inject({ method: 'POST', url: `${BASE}/artifacts/${vaseId}/models`, headers: { ...t.auth, 'content-type': 'multipart/form-data' }, payload: 'x' }), 400, 'INVALID_REQUEST', 'body')
+    expect(await chunks()).toBe(before)
     const forbidden = await t.app.inject({ method: 'POST', url: `${BASE}/artifacts/${vaseId}/models`, ...multipart([{ name: 'file', filename: 'v.glb', bytes: triangleGlb() }], readOnly) })
     expectError(forbidden, 403, 'FORBIDDEN')
   })
