@@ -24,7 +24,6 @@ export const esportsService = defineService(esportsCore, {
   openapi: {
     title: 'Tessera esports program management',
     description: 'Scholastic esports programs, teams, players with consent, matches, careers and webhooks (v1).',
-    servers: [{ url: '/v1', description: 'production' }, { url: '/sandbox/v1', description: 'sandbox (separate data, sandbox credentials)' }],
   },
   realm: 'tessera-esports',
   async routes(app, { domain }) {
