@@ -72,9 +72,9 @@ export interface ServiceCore<Domain> {
   start(runtime: ServiceRuntime): Promise<ServiceInstance<Domain>>
 }
 
-/** Where a service's migrations live, by convention. */
+/** Where a service's migrations live, by convention; its Postgres schema is its name with `_` for `-`. */
 export function serviceMigrations(name: string): MigrationSet {
-  return { schema: name, dir: path.join(subgraphsDir, name, 'prisma/migrations') }
+  return { schema: name.replaceAll('-', '_'), dir: path.join(subgraphsDir, name, 'prisma/migrations') }
 }
 
 /**
