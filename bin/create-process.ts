@@ -109,8 +109,9 @@ export async function createTesseraProcess(options: ProcessOptions) {
       },
       bodyLimit: config.bodyLimit,
       readiness: async () => {
-        if (db) await db.query('SELECT 1')
-        return !jobs || jobs.isRunning
+        const database = db ? await db.query('SELECT 1').then(() => 'ok', () => 'unreachable') : 'none'
+        const checks = { database, jobs: !jobs ? 'none' : jobs.isRunning ? 'running' : 'stopped', events: events?.listener ?? 'none' }
+        return { ready: database !== 'unreachable' && checks.jobs !== 'stopped' && checks.events !== 'reconnecting', checks }
       },
     })
 
@@ -120,7 +121,13 @@ export async function createTesseraProcess(options: ProcessOptions) {
       credentials = createCredentialStore(platformPrisma, { tokenTtlSeconds: config.tokenTtlSeconds, knownScopes: KNOWN_SCOPES })
       await bootstrapCredentials(credentials, config, announce)
       const secrets = await loadSecretBox(config, db)
-      events = await createEventBus(db, { onError: (error) => app.log.error({ err: error }, 'event bus') })
+      events = await createEventBus(db, {
+        onError: (error) => app.log.error({ err: error }, 'event bus'),
+        onListenerChange: (change) =>
+          change.state === 'lost'
+            ? app.log.error({ err: change.error }, 'event bus: listening connection lost; reconnecting (live events wait)')
+            : app.log.info({ downMs: change.downMs, attempts: change.attempts, replayed: change.replayed }, 'event bus: listening again; missed events replayed from the outbox'),
+      })
       const bus = events
       cleanups.push(() => bus.close())
       jobs = createJobRunner(db, { onError: (error) => app.log.error({ err: error }, 'job runner') })
