@@ -27,7 +27,11 @@ export type DatabaseHandle =
 /** The one database of a process, shared by every service running in it. */
 export interface Database extends SqlExecutor {
   readonly handle: DatabaseHandle
-  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>
+  /**
+   * Runs `fn` in a transaction. `urgent` work (alarms) goes ahead of queued ordinary work on
+   * the embedded database, whose statements take turns; a server runs it as any other.
+   */
+  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>, options?: { urgent?: boolean }): Promise<T>
   /**
    * Delivers NOTIFY payloads on `channel` until the returned function is called. On a server
    * the listening connection is re-opened after every loss, forever; `hooks` hear each loss
@@ -82,7 +86,7 @@ async function createEmbedded(options: { dataDir: string | null; snapshot?: Blob
   return {
     handle: { kind: 'embedded', pglite },
     ...executor(pglite),
-    transaction: (fn) => pglite.transaction((tx) => fn(executor(tx))),
+    transaction: (fn, options) => (options?.urgent ? pglite.urgentTransaction : pglite.transaction)((tx) => fn(executor(tx))),
     async listen(channel, onPayload) {
       const unlisten = await pglite.listen(channel, onPayload)
       return async () => unlisten()
@@ -106,8 +110,10 @@ async function createEmbedded(options: { dataDir: string | null; snapshot?: Blob
  */
 const TURN_BUDGET_MS = 10
 
-function takingTurns(pglite: PGlite): PGlite {
-  let turn: Promise<unknown> = Promise.resolve()
+/** The embedded database with a lane for urgent transactions. */
+type TurnTakingPGlite = PGlite & { urgentTransaction: PGlite['transaction'] }
+
+function takingTurns(pglite: PGlite): TurnTakingPGlite {
   // Start of the current run of back-to-back work; 0 once the loop has come round since.
   let busySince = 0
   let watching = false
@@ -119,32 +125,48 @@ function takingTurns(pglite: PGlite): PGlite {
       busySince = 0
     })
   }
-  const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
-    const result = turn.then(async () => {
-      if (busySince && performance.now() - busySince > TURN_BUDGET_MS) await new Promise<void>((resolve) => setImmediate(resolve))
-      if (!busySince) busySince = performance.now()
-      try {
-        return await work()
-      } finally {
-        watchForLoopTurn()
-      }
+  // Waiting work in two lanes: urgent work starts before any ordinary work not yet started.
+  const lanes = { urgent: [] as Array<() => Promise<void>>, normal: [] as Array<() => Promise<void>> }
+  let running = false
+  const pump = () => {
+    if (running) return
+    const next = lanes.urgent.shift() ?? lanes.normal.shift()
+    if (!next) return
+    running = true
+    void next().finally(() => {
+      running = false
+      pump()
     })
-    turn = result.catch(() => undefined)
-    return result
   }
-  const overrides: Partial<Record<keyof PGlite, unknown>> = {
+  const inTurn = <T>(work: () => Promise<T>, lane: 'urgent' | 'normal' = 'normal'): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      lanes[lane].push(async () => {
+        if (busySince && performance.now() - busySince > TURN_BUDGET_MS) await new Promise<void>((done) => setImmediate(done))
+        if (!busySince) busySince = performance.now()
+        try {
+          resolve(await work())
+        } catch (error) {
+          reject(error)
+        } finally {
+          watchForLoopTurn()
+        }
+      })
+      pump()
+    })
+  const overrides: Partial<Record<keyof TurnTakingPGlite, unknown>> = {
     query: (...args: Parameters<PGlite['query']>) => inTurn(() => pglite.query(...args)),
     exec: (...args: Parameters<PGlite['exec']>) => inTurn(() => pglite.exec(...args)),
     transaction: (...args: Parameters<PGlite['transaction']>) => inTurn(() => pglite.transaction(...args)),
+    urgentTransaction: (...args: Parameters<PGlite['transaction']>) => inTurn(() => pglite.transaction(...args), 'urgent'),
   }
   // PGlite keeps its state in private fields, so every other member is used on the instance itself.
   return new Proxy(pglite, {
     get(target, property) {
-      if (Object.hasOwn(overrides, property)) return overrides[property as keyof PGlite]
+      if (Object.hasOwn(overrides, property)) return overrides[property as keyof TurnTakingPGlite]
       const value: unknown = Reflect.get(target, property, target)
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value
     },
-  })
+  }) as TurnTakingPGlite
 }
 
 async function createPostgres(options: { url: string; poolSize?: number }): Promise<Database> {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { Database } from '../db/database.js'
+import type { Database, SqlExecutor } from '../db/database.js'
 
 /** A domain event as it travels from a service's outbox to its subscribers. */
 export interface DomainEvent<P = unknown> {
@@ -36,17 +36,18 @@ export interface RawSqlClient {
 
 /**
  * Writes events to the platform outbox on the caller's connection: pass the transaction
- * client, and the events commit (and are announced) with the change, or not at all.
+ * client (Prisma's, or a {@link Database} transaction's), and the events commit (and are
+ * announced) with the change, or not at all.
  */
-export async function writeOutbox(client: RawSqlClient, service: string, rows: readonly OutboxRow[]): Promise<void> {
+export async function writeOutbox(client: RawSqlClient | SqlExecutor, service: string, rows: readonly OutboxRow[]): Promise<void> {
   if (rows.length === 0) return
-  await client.$executeRawUnsafe(
-    `INSERT INTO platform.outbox (id, service, type, aggregate_id, payload)
-     SELECT (r->>'id')::uuid, $1, r->>'type', r->>'aggregateId', r->'payload' FROM jsonb_array_elements($2::jsonb) AS r`,
-    service,
-    JSON.stringify(rows),
-  )
+  const params = [service, JSON.stringify(rows)]
+  if ('$executeRawUnsafe' in client) await client.$executeRawUnsafe(OUTBOX_INSERT, ...params)
+  else await client.query(OUTBOX_INSERT, params)
 }
+
+const OUTBOX_INSERT = `INSERT INTO platform.outbox (id, service, type, aggregate_id, payload)
+  SELECT (r->>'id')::uuid, $1, r->>'type', r->>'aggregateId', r->'payload' FROM jsonb_array_elements($2::jsonb) AS r`
 
 /** What a subscriber wants to hear. */
 export interface EventFilter {

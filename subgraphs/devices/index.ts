@@ -20,8 +20,16 @@ export const devicesCore = defineServiceCore({
   scopes: DEVICES_SCOPES,
   errors: devicesErrors,
   prisma: PrismaClient,
-  createDomain: ({ runtime, prisma }) => createDevicesService({ prisma, jobs: runtime.jobs, events: runtime.events, config: loadDevicesConfig(runtime.env) }),
+  createDomain: ({ runtime, prisma }) =>
+    createDevicesService({
+      prisma,
+      db: runtime.db,
+      events: runtime.events,
+      config: loadDevicesConfig(runtime.env),
+      onError: (error) => runtime.logger.error({ err: error }, 'alert escalation sweep failed'),
+    }),
   jobs: (domain) => domain.registerJobs(),
+  close: (domain) => domain.close(),
   resolvers: createDevicesResolvers,
   loaders: (domain, actor) => ({ alertLoader: new DataLoader((ids: readonly string[]) => domain.getAlertsByIds(actor, ids)) }),
 })
