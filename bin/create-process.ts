@@ -289,15 +289,22 @@ async function loadSecretBox(config: PlatformConfig, db: Database): Promise<Secr
   return createSecretBox(Buffer.from((await readFile(file, 'utf8')).trim(), 'hex'))
 }
 
-// A PGlite folder may be opened by one process only; a second one would corrupt it.
-async function lockDataDir(dataDir: string, cleanups: Array<() => Promise<void>>) {
+/**
+ * Takes the embedded data folder for this process (a PGlite folder may be opened by one
+ * process only; a second one would corrupt it, or write what the first never sees). Throws a
+ * ConfigError with `inUse(pid)` — by default "stop it or use another DATA_DIR" — when a live
+ * process holds it; the lock is released by `cleanups`.
+ */
+export async function lockDataDir(
+  dataDir: string,
+  cleanups: Array<() => Promise<void>>,
+  inUse = (pid: number) => `DATA_DIR ${dataDir} is in use by process ${pid}; stop it first or use another DATA_DIR`,
+) {
   await mkdir(dataDir, { recursive: true })
   const lock = path.resolve(dataDir, 'tessera.pid')
   if (existsSync(lock)) {
     const pid = Number((await readFile(lock, 'utf8')).trim())
-    if (pid && pid !== process.pid && isAlive(pid)) {
-      throw new ConfigError(`DATA_DIR ${dataDir} is in use by process ${pid}; stop it first or use another DATA_DIR`)
-    }
+    if (pid && pid !== process.pid && isAlive(pid)) throw new ConfigError(inUse(pid))
   }
   await writeFile(lock, String(process.pid))
   cleanups.push(() => rm(lock, { force: true }))

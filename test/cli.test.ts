@@ -67,6 +67,11 @@ describe('the tessera command', () => {
       const second = tessera(['start'], { DATA_DIR: dir, PORT: '0' })
       expect(second.status).toBe(2)
       expect(second.stderr).toMatch(/in use by process \d+/)
+      // keys create beside a running embedded server would print a key that never works.
+      const keys = tessera(['keys', 'create', '--name', 'late', '--scopes', 'devices:read'], { DATA_DIR: dir })
+      expect(keys.status).toBe(2)
+      expect(keys.stdout).not.toContain('tsr_')
+      expect(keys.stderr).toMatch(/in use by a running Tessera \(process \d+\)\. Stop the server first/)
     } finally {
       await running.stop()
     }
