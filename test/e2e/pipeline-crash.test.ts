@@ -35,7 +35,7 @@ describe('kill -9 during a pipeline run', () => {
 
   it('ends the run as failed with the reason after restart, removes its temporary file and takes new runs', async () => {
     mkdirSync(files, { recursive: true })
-    await writeBigCsv(path.join(files, 'big.csv'), 600_000)
+    await writeBigCsv(path.join(files, 'big.csv'), 400_000)
     let tessera = await spawnTessera(['start', '--service', 'pipelines'], env)
     running = tessera
     const api = (method: string, url: string, body?: object) => fetch(`${tessera.url}${url}`, { method, ...(body ? { headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) } : { headers: auth }) })
