@@ -126,8 +126,9 @@ export async function createTesseraProcess(options: ProcessOptions) {
       },
       bodyLimit: config.bodyLimit,
       readiness: async () => {
-        if (db) await db.query('SELECT 1')
-        return !jobs || jobs.isRunning
+        const database = db ? await db.query('SELECT 1').then(() => 'ok', () => 'unreachable') : 'none'
+        const checks = { database, jobs: !jobs ? 'none' : jobs.isRunning ? 'running' : 'stopped', events: events?.listener ?? 'none' }
+        return { ready: database !== 'unreachable' && checks.jobs !== 'stopped' && checks.events !== 'reconnecting', checks }
       },
     })
 
@@ -137,7 +138,13 @@ export async function createTesseraProcess(options: ProcessOptions) {
       credentials = createCredentialStore(platformPrisma, { tokenTtlSeconds: config.tokenTtlSeconds, knownScopes: KNOWN_SCOPES })
       await bootstrapCredentials(credentials, config, announce)
       const secrets = await loadSecretBox(config, db)
-      events = await createEventBus(db, { onError: (error) => app.log.error({ err: error }, 'event bus') })
+      events = await createEventBus(db, {
+        onError: (error) => app.log.error({ err: error }, 'event bus'),
+        onListenerChange: (change) =>
+          change.state === 'lost'
+            ? app.log.error({ err: change.error }, 'event bus: listening connection lost; reconnecting (live events wait)')
+            : app.log.info({ downMs: change.downMs, attempts: change.attempts, replayed: change.replayed }, 'event bus: listening again; missed events replayed from the outbox'),
+      })
       const bus = events
       cleanups.push(() => bus.close())
       jobs = createJobRunner(db, { onError: (error) => app.log.error({ err: error }, 'job runner') })
@@ -330,15 +337,22 @@ async function loadSecretBox(config: PlatformConfig, db: Database): Promise<Secr
   return createSecretBox(Buffer.from((await readFile(file, 'utf8')).trim(), 'hex'))
 }
 
-// A PGlite folder may be opened by one process only; a second one would corrupt it.
-async function lockDataDir(dataDir: string, cleanups: Array<() => Promise<void>>) {
+/**
+ * Takes the embedded data folder for this process (a PGlite folder may be opened by one
+ * process only; a second one would corrupt it, or write what the first never sees). Throws a
+ * ConfigError with `inUse(pid)` — by default "stop it or use another DATA_DIR" — when a live
+ * process holds it; the lock is released by `cleanups`.
+ */
+export async function lockDataDir(
+  dataDir: string,
+  cleanups: Array<() => Promise<void>>,
+  inUse = (pid: number) => `DATA_DIR ${dataDir} is in use by process ${pid}; stop it first or use another DATA_DIR`,
+) {
   await mkdir(dataDir, { recursive: true })
   const lock = path.resolve(dataDir, 'tessera.pid')
   if (existsSync(lock)) {
     const pid = Number((await readFile(lock, 'utf8')).trim())
-    if (pid && pid !== process.pid && isAlive(pid)) {
-      throw new ConfigError(`DATA_DIR ${dataDir} is in use by process ${pid}; stop it first or use another DATA_DIR`)
-    }
+    if (pid && pid !== process.pid && isAlive(pid)) throw new ConfigError(inUse(pid))
   }
   await writeFile(lock, String(process.pid))
   cleanups.push(() => rm(lock, { force: true }))

@@ -12,7 +12,7 @@ import type { Environment } from '../platform/auth/scopes.js'
 import { ConfigError, loadPlatformConfig, type PlatformConfig } from '../platform/config.js'
 import { createDatabase, type Database } from '../platform/db/database.js'
 import { applyMigrations } from '../platform/db/migrate.js'
-import { allMigrations, createTesseraProcess, type ProcessMode } from './create-process.js'
+import { allMigrations, createTesseraProcess, lockDataDir, type ProcessMode } from './create-process.js'
 import { KNOWN_SCOPES, SERVICES } from './services.js'
 
 const HELP = `Usage: tessera <command> [options]
@@ -148,6 +148,14 @@ async function start(config: PlatformConfig, mode: ProcessMode): Promise<number>
 }
 
 async function withDatabase(config: PlatformConfig, work: (db: Database) => Promise<void>): Promise<number> {
+  // A running server keeps the embedded database in its memory: a key written beside it would
+  // never reach it and be lost when it stops. The server's lock says whether one is running.
+  const unlock: Array<() => Promise<void>> = []
+  if (!config.databaseUrl) {
+    await lockDataDir(config.dataDir, unlock, (pid) =>
+      `DATA_DIR ${config.dataDir} is in use by a running Tessera (process ${pid}). Stop the server first and run this again; ` +
+      'credentials written beside a running embedded server would never reach it. (With DATABASE_URL, this command works while servers run.)')
+  }
   const db = config.databaseUrl
     ? await createDatabase({ kind: 'postgres', url: config.databaseUrl })
     : await createDatabase({ kind: 'embedded', dataDir: config.dataDir })
@@ -156,6 +164,7 @@ async function withDatabase(config: PlatformConfig, work: (db: Database) => Prom
     return 0
   } finally {
     await db.close()
+    for (const release of unlock) await release()
   }
 }
 

@@ -15,6 +15,7 @@ import { inspectInput } from '../platform/validation/inspect-input.js'
 import type { Metrics } from '../platform/http/metrics.js'
 import { RateLimitUnavailableError, rateLimitHeaders, type RateLimiter } from '../platform/rate-limit/rate-limiter.js'
 import { createExplorerPage } from './explorer-page.js'
+import { guardDataSource } from './guard-data-source.js'
 import { DEFAULT_DOCUMENT_LIMITS, createQueryLimitsRule, inputTooDeep, parseWithinLimits, type DocumentLimits } from './query-limits.js'
 import { createSubscriptionServer } from './subscription-forwarder.js'
 import { createSubscriptionPlanner } from './subscription-planner.js'
@@ -42,6 +43,8 @@ export interface GatewayOptions {
   maxAliases?: number
   /** Most directives in a document (`TESSERA_MAX_QUERY_DIRECTIVES`). */
   maxDirectives?: number
+  /** Longest wait for one subgraph fetch, ms (`TESSERA_SUBGRAPH_TIMEOUT_MS`, default 10 s). */
+  subgraphTimeoutMs?: number
   limiter: RateLimiter
   metrics: Metrics
   logger: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void }
@@ -68,6 +71,7 @@ export async function createGateway(options: GatewayOptions) {
   // endpoints (AWS, GCP, Azure) to describe the host; a self-hosted gateway sends nothing out.
   process.env.APOLLO_TELEMETRY_DISABLED = 'true'
   let apiSchema: GraphQLSchema | undefined
+  const timeoutMs = options.subgraphTimeoutMs ?? 10_000
   // One data source per subgraph, shared by query plans and by subscription events.
   const dataSources: Record<string, GraphQLDataSource<GatewayContext>> = {}
   const gateway = new ApolloGateway({
@@ -78,7 +82,12 @@ export async function createGateway(options: GatewayOptions) {
         // A gateway may front only some services: the others' fields answer with an error.
         options.logger.warn({ subgraph: name, url }, 'no URL configured for this subgraph; its fields will return errors')
       }
-      dataSources[name] = !endpoint ? unconfiguredDataSource(name) : endpoint.kind === 'local' ? localDataSource(endpoint.subgraph) : remoteDataSource(endpoint.url)
+      const source = !endpoint ? unconfiguredDataSource(name) : endpoint.kind === 'local' ? localDataSource(endpoint.subgraph) : remoteDataSource(endpoint.url, timeoutMs)
+      dataSources[name] = guardDataSource(name, source, {
+        timeoutMs,
+        onBreakerChange: (subgraph, state) =>
+          state === 'open' ? options.logger.error({ subgraph }, 'subgraph failing: breaker open, its fields fail fast') : options.logger.warn({ subgraph }, 'subgraph answering again: breaker closed'),
+      })
       return dataSources[name]
     },
   })
@@ -297,19 +306,22 @@ function localDataSource(subgraph: Extract<SubgraphEndpoint, { kind: 'local' }>[
   }
 }
 
+// Failing the fetch (rather than answering errors) lets the guard name the subgraph and the
+// paths, as for a subgraph that is down.
 function unconfiguredDataSource(name: string): GraphQLDataSource<GatewayContext> {
   return {
     async process() {
-      return { errors: [{ message: `Subgraph ${name} is not configured on this gateway`, extensions: { code: 'SUBGRAPH_NOT_CONFIGURED' } }] } as never
+      throw new Error(`no URL is configured for ${name} on this gateway`)
     },
   }
 }
 
-function remoteDataSource(url: string): GraphQLDataSource<GatewayContext> {
+function remoteDataSource(url: string, timeoutMs: number): GraphQLDataSource<GatewayContext> {
   return new RemoteGraphQLDataSource<GatewayContext>({
     url,
-    // Node's fetch keeps connections alive across requests.
-    fetcher: fetch as never,
+    // Node's fetch keeps connections alive across requests; a request to a hung subgraph is
+    // cut at the timeout rather than left holding a socket.
+    fetcher: ((input: string, init: RequestInit) => fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) })) as never,
     willSendRequest({ request, context }) {
       const headers = 'headers' in context && context.headers ? forwardedHeaders(context as GatewayContext) : {}
       for (const [name, value] of Object.entries(headers)) {

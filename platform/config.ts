@@ -37,6 +37,7 @@ const platformSchema = z.object({
   TESSERA_MAX_QUERY_TOKENS: z.coerce.number().int().min(100).max(1_000_000).default(10_000),
   TESSERA_MAX_QUERY_ALIASES: z.coerce.number().int().min(0).max(100_000).default(100),
   TESSERA_MAX_QUERY_DIRECTIVES: z.coerce.number().int().min(0).max(100_000).default(50),
+  TESSERA_SUBGRAPH_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
   TESSERA_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
 })
 
@@ -63,7 +64,7 @@ export interface PlatformConfig {
   /** Lifetime of OAuth access tokens in seconds. */
   tokenTtlSeconds: number
   /** Gateway settings. */
-  gateway: { introspection: boolean; maxDepth: number; maxCost: number; maxTokens: number; maxAliases: number; maxDirectives: number }
+  gateway: { introspection: boolean; maxDepth: number; maxCost: number; maxTokens: number; maxAliases: number; maxDirectives: number; subgraphTimeoutMs: number }
   /** How long a graceful shutdown waits for in-flight work before it gives up. */
   shutdownGraceMs: number
 }
@@ -111,6 +112,7 @@ export function loadPlatformConfig(env: NodeJS.ProcessEnv = process.env): Platfo
       maxTokens: e.TESSERA_MAX_QUERY_TOKENS,
       maxAliases: e.TESSERA_MAX_QUERY_ALIASES,
       maxDirectives: e.TESSERA_MAX_QUERY_DIRECTIVES,
+      subgraphTimeoutMs: e.TESSERA_SUBGRAPH_TIMEOUT_MS,
     },
     shutdownGraceMs: e.TESSERA_SHUTDOWN_GRACE_MS,
   }

@@ -24,7 +24,7 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
-describe.concurrent('the tessera command', { timeout: 120_000 }, () => {
+describe.concurrent('the tessera command', { timeout: 240_000 }, () => {
   it('fails fast with a clear message on a bad setting', async () => {
     const res = await tessera(['start'], { PORT: 'eighty', DATA_DIR: dataDir() })
     expect(res.status).toBe(2)
@@ -84,6 +84,11 @@ describe.concurrent('the tessera command', { timeout: 120_000 }, () => {
       const second = await tessera(['start'], { DATA_DIR: dir, PORT: '0' })
       expect(second.status).toBe(2)
       expect(second.stderr).toMatch(/in use by process \d+/)
+      // keys create beside a running embedded server would print a key that never works.
+      const keys = await tessera(['keys', 'create', '--name', 'late', '--scopes', 'devices:read'], { DATA_DIR: dir })
+      expect(keys.status).toBe(2)
+      expect(keys.stdout).not.toContain('tsr_')
+      expect(keys.stderr).toMatch(/in use by a running Tessera \(process \d+\)\. Stop the server first/)
     } finally {
       await running.stop()
     }

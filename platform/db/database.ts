@@ -27,12 +27,31 @@ export type DatabaseHandle =
 /** The one database of a process, shared by every service running in it. */
 export interface Database extends SqlExecutor {
   readonly handle: DatabaseHandle
-  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>
-  /** Delivers NOTIFY payloads on `channel` until the returned function is called. */
-  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>
+  /**
+   * Runs `fn` in a transaction. `urgent` work (alarms) goes ahead of queued ordinary work on
+   * the embedded database, whose statements take turns; a server runs it as any other.
+   */
+  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>, options?: { urgent?: boolean }): Promise<T>
+  /**
+   * Delivers NOTIFY payloads on `channel` until the returned function is called. On a server
+   * the listening connection is re-opened after every loss, forever; `hooks` hear each loss
+   * and each recovery (notifications sent in between are not delivered: read them back).
+   */
+  listen(channel: string, onPayload: (payload: string) => void, hooks?: ListenHooks): Promise<() => Promise<void>>
   prismaOptions(): PrismaClientOptions
   close(): Promise<void>
 }
+
+/** What a listener hears about its connection. */
+export interface ListenHooks {
+  /** The connection was lost; reconnection attempts follow with backoff. */
+  onLost?(error: unknown): void
+  /** Listening again after a loss, `downMs` after it was lost. */
+  onRestored?(downMs: number, attempts: number): void
+}
+
+/** Backoff between reconnection attempts of a listener: doubling from 100 ms, at most 5 s. */
+export const LISTEN_BACKOFF = { initialMs: 100, maxMs: 5000 }
 
 /** How to open the database. */
 export type DatabaseOptions =
@@ -67,7 +86,7 @@ async function createEmbedded(options: { dataDir: string | null; snapshot?: Blob
   return {
     handle: { kind: 'embedded', pglite },
     ...executor(pglite),
-    transaction: (fn) => pglite.transaction((tx) => fn(executor(tx))),
+    transaction: (fn, options) => (options?.urgent ? pglite.urgentTransaction : pglite.transaction)((tx) => fn(executor(tx))),
     async listen(channel, onPayload) {
       const unlisten = await pglite.listen(channel, onPayload)
       return async () => unlisten()
@@ -91,8 +110,10 @@ async function createEmbedded(options: { dataDir: string | null; snapshot?: Blob
  */
 const TURN_BUDGET_MS = 10
 
-function takingTurns(pglite: PGlite): PGlite {
-  let turn: Promise<unknown> = Promise.resolve()
+/** The embedded database with a lane for urgent transactions. */
+type TurnTakingPGlite = PGlite & { urgentTransaction: PGlite['transaction'] }
+
+function takingTurns(pglite: PGlite): TurnTakingPGlite {
   // Start of the current run of back-to-back work; 0 once the loop has come round since.
   let busySince = 0
   let watching = false
@@ -104,32 +125,48 @@ function takingTurns(pglite: PGlite): PGlite {
       busySince = 0
     })
   }
-  const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
-    const result = turn.then(async () => {
-      if (busySince && performance.now() - busySince > TURN_BUDGET_MS) await new Promise<void>((resolve) => setImmediate(resolve))
-      if (!busySince) busySince = performance.now()
-      try {
-        return await work()
-      } finally {
-        watchForLoopTurn()
-      }
+  // Waiting work in two lanes: urgent work starts before any ordinary work not yet started.
+  const lanes = { urgent: [] as Array<() => Promise<void>>, normal: [] as Array<() => Promise<void>> }
+  let running = false
+  const pump = () => {
+    if (running) return
+    const next = lanes.urgent.shift() ?? lanes.normal.shift()
+    if (!next) return
+    running = true
+    void next().finally(() => {
+      running = false
+      pump()
     })
-    turn = result.catch(() => undefined)
-    return result
   }
-  const overrides: Partial<Record<keyof PGlite, unknown>> = {
+  const inTurn = <T>(work: () => Promise<T>, lane: 'urgent' | 'normal' = 'normal'): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      lanes[lane].push(async () => {
+        if (busySince && performance.now() - busySince > TURN_BUDGET_MS) await new Promise<void>((done) => setImmediate(done))
+        if (!busySince) busySince = performance.now()
+        try {
+          resolve(await work())
+        } catch (error) {
+          reject(error)
+        } finally {
+          watchForLoopTurn()
+        }
+      })
+      pump()
+    })
+  const overrides: Partial<Record<keyof TurnTakingPGlite, unknown>> = {
     query: (...args: Parameters<PGlite['query']>) => inTurn(() => pglite.query(...args)),
     exec: (...args: Parameters<PGlite['exec']>) => inTurn(() => pglite.exec(...args)),
     transaction: (...args: Parameters<PGlite['transaction']>) => inTurn(() => pglite.transaction(...args)),
+    urgentTransaction: (...args: Parameters<PGlite['transaction']>) => inTurn(() => pglite.transaction(...args), 'urgent'),
   }
   // PGlite keeps its state in private fields, so every other member is used on the instance itself.
   return new Proxy(pglite, {
     get(target, property) {
-      if (Object.hasOwn(overrides, property)) return overrides[property as keyof PGlite]
+      if (Object.hasOwn(overrides, property)) return overrides[property as keyof TurnTakingPGlite]
       const value: unknown = Reflect.get(target, property, target)
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value
     },
-  })
+  }) as TurnTakingPGlite
 }
 
 async function createPostgres(options: { url: string; poolSize?: number }): Promise<Database> {
@@ -163,7 +200,7 @@ async function createPostgres(options: { url: string; poolSize?: number }): Prom
         client.release()
       }
     },
-    listen: (channel, onPayload) => listenWithReconnect(options.url, channel, onPayload, listeners),
+    listen: (channel, onPayload, hooks) => listenWithReconnect(options.url, channel, onPayload, listeners, hooks),
     prismaOptions: () => ({ adapter: new PrismaPg(pool), transactionOptions }),
     async close() {
       await Promise.all([...listeners].map((c) => c.end().catch(() => {})))
@@ -173,37 +210,82 @@ async function createPostgres(options: { url: string; poolSize?: number }): Prom
 }
 
 // LISTEN needs one session for its whole life, so it gets its own connection, re-opened
-// after a drop; notifications sent while it was down are lost, which is why the outbox
-// keeps every event and consumers that must not miss one read it back by id.
+// after every drop for as long as the listener is wanted, with exponential backoff and jitter
+// (a server that comes back is not stormed by every replica at once). Notifications sent while
+// it was down are lost, which is why the outbox keeps every event: `onRestored` tells the
+// consumer to read back what it missed.
 async function listenWithReconnect(
   url: string,
   channel: string,
   onPayload: (payload: string) => void,
   listeners: Set<pg.Client>,
+  hooks: ListenHooks = {},
 ): Promise<() => Promise<void>> {
   let stopped = false
   let client: pg.Client | undefined
-  const connect = async (): Promise<void> => {
+  let timer: NodeJS.Timeout | undefined
+  const connect = async (): Promise<pg.Client> => {
     const c = new pg.Client({ connectionString: url })
     c.on('notification', (n) => {
       if (n.channel === channel && n.payload !== undefined) onPayload(n.payload)
     })
-    c.on('error', () => {
-      listeners.delete(c)
-      c.end().catch(() => {})
-      if (!stopped) setTimeout(() => void connect().catch(() => {}), 1000).unref()
-    })
-    await c.connect()
-    await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`)
+    try {
+      await c.connect()
+      await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`)
+    } catch (error) {
+      c.on('error', () => {})
+      await c.end().catch(() => {})
+      throw error
+    }
+    return c
+  }
+  const watch = (c: pg.Client) => {
     client = c
     listeners.add(c)
+    let lost = false
+    const onLost = (error: unknown) => {
+      if (lost) return
+      lost = true
+      listeners.delete(c)
+      if (client === c) client = undefined
+      c.end().catch(() => {})
+      if (stopped) return
+      hooks.onLost?.(error)
+      void reconnect(Date.now())
+    }
+    c.on('error', onLost)
+    c.on('end', () => onLost(new Error('listening connection ended')))
   }
-  await connect()
+  const reconnect = async (since: number) => {
+    let delay = LISTEN_BACKOFF.initialMs
+    for (let attempt = 1; !stopped; attempt++) {
+      await new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, delay / 2 + Math.random() * (delay / 2))
+      })
+      if (stopped) return
+      try {
+        const c = await connect()
+        if (stopped) {
+          await c.end().catch(() => {})
+          return
+        }
+        watch(c)
+        hooks.onRestored?.(Date.now() - since, attempt)
+        return
+      } catch {
+        delay = Math.min(delay * 2, LISTEN_BACKOFF.maxMs)
+      }
+    }
+  }
+  watch(await connect())
   return async () => {
     stopped = true
-    if (client) {
-      listeners.delete(client)
-      await client.end().catch(() => {})
+    clearTimeout(timer)
+    const c = client
+    client = undefined
+    if (c) {
+      listeners.delete(c)
+      await c.end().catch(() => {})
     }
   }
 }

@@ -12,8 +12,11 @@ export interface HttpAppOptions {
   logger: FastifyServerOptions['logger']
   /** Largest accepted request body, bytes. */
   bodyLimit: number
-  /** Whether the process is ready for traffic (database reachable, jobs started). */
-  readiness?: () => Promise<boolean>
+  /**
+   * Whether the process is ready for traffic (database reachable, jobs started), optionally
+   * with the state of each part, which /ready shows.
+   */
+  readiness?: () => Promise<boolean | { ready: boolean; checks: Record<string, string> }>
   metrics?: Metrics
 }
 
@@ -95,8 +98,9 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
 
   app.get('/health', { logLevel: 'warn' }, async () => ({ status: 'ok' }))
   app.get('/ready', { logLevel: 'warn' }, async (_request, reply) => {
-    const ready = options.readiness ? await options.readiness().catch(() => false) : true
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready' })
+    const result = options.readiness ? await options.readiness().catch(() => false) : true
+    const { ready, checks } = typeof result === 'boolean' ? { ready: result, checks: undefined } : result
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', ...(checks ? { checks } : {}) })
   })
   app.get('/metrics', { logLevel: 'warn' }, async (_request, reply) => {
     reply.header('content-type', metrics.registry.contentType)

@@ -12,6 +12,8 @@ export interface DevicesConfig {
     delaySeconds: Record<AlertPriority, number>
     /** Escalations after which the gateway stops escalating an alert. */
     maxLevel: number
+    /** How often each process escalates the alerts that are due, in one batch (ms). */
+    pollMs: number
   }
 }
 
@@ -26,6 +28,7 @@ const schema = z.object({
   TESSERA_ALERT_ESCALATE_MEDIUM_SECONDS: seconds.default(300),
   TESSERA_ALERT_ESCALATE_LOW_SECONDS: seconds.default(900),
   TESSERA_ALERT_MAX_ESCALATIONS: z.coerce.number().int().min(0).max(10).default(3),
+  TESSERA_ALERT_ESCALATION_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(250),
 })
 
 /** Reads the device gateway's settings from the environment. */
@@ -49,6 +52,7 @@ export function loadDevicesConfig(env: NodeJS.ProcessEnv = process.env): Devices
         low: e.TESSERA_ALERT_ESCALATE_LOW_SECONDS,
       },
       maxLevel: e.TESSERA_ALERT_MAX_ESCALATIONS,
+      pollMs: e.TESSERA_ALERT_ESCALATION_POLL_MS,
     },
   }
 }

@@ -7,7 +7,7 @@ import { isUuid } from '../../platform/validation/json-shapes.js'
 import type { ValidationIssue } from '../../platform/errors.js'
 import { outboxRow, writeOutbox as appendOutbox, type EventBus, type OutboxRow } from '../../platform/events/event-bus.js'
 import { mapAsyncIterator } from '../../platform/events/map-async-iterator.js'
-import type { JobRunner } from '../../platform/jobs/job-runner.js'
+import type { Database } from '../../platform/db/database.js'
 import { ALERT_PRIORITIES, ALERT_STATUSES, nextStatus, prioritiesAtLeast, type AlertAction, type AlertPriority, type AlertStatus } from './alert-lifecycle.js'
 import type { DevicesConfig } from './devices-config.js'
 import { feedGaze, validateDwellConfig, type DwellConfig, type DwellEvent as DetectorEvent, type DwellState } from './dwell-detector.js'
@@ -92,17 +92,21 @@ export const DEVICE_EVENTS = {
   dwell: 'dwell.event',
 } as const
 
-export const ESCALATION_QUEUE = 'devices.alert-escalation'
+/** Most alerts one escalation sweep escalates in one transaction. */
+export const ESCALATION_BATCH = 1000
 const SCHEMA = 'devices'
 export const MAX_PAGE_SIZE = 100
 
 /** What the device gateway needs from the platform. */
 export interface DevicesServiceDeps {
   prisma: PrismaClient
-  jobs: JobRunner
+  /** The database itself, for the escalation sweep's urgent transactions. */
+  db: Database
   events: EventBus
   config: DevicesConfig
   now?: () => Date
+  /** Told of a failed escalation sweep (the next one tries again). */
+  onError?: (error: unknown) => void
 }
 
 type Tx = Prisma.TransactionClient
@@ -114,7 +118,7 @@ type Tx = Prisma.TransactionClient
  * lives here so the two faces cannot disagree.
  */
 export function createDevicesService(deps: DevicesServiceDeps) {
-  const { prisma, jobs, events, config } = deps
+  const { prisma, events, config } = deps
   const now = deps.now ?? (() => new Date())
 
   const authorize = createAuthorizer(errors, 'devices')
@@ -122,6 +126,7 @@ export function createDevicesService(deps: DevicesServiceDeps) {
   const notFound = (what: string, id: string) => errors.create('NOT_FOUND', `${what} ${id} not found`, { field: 'id', reason: 'not found' })
   const writeOutbox = (tx: Tx, rows: OutboxRow[]) => appendOutbox(tx, 'devices', rows)
 
+  let sweep: NodeJS.Timeout | undefined
   const escalateAfter = (priority: AlertPriority) => new Date(now().getTime() + config.escalation.delaySeconds[priority] * 1000)
 
   async function effectiveDwellConfig(db: Tx | PrismaClient, deviceId: string): Promise<DwellConfig> {
@@ -238,13 +243,11 @@ export function createDevicesService(deps: DevicesServiceDeps) {
             status: 'active',
             raisedAt: now(),
             raisedBy: who.id,
+            nextEscalationAt: config.escalation.maxLevel > 0 ? escalateAfter(priority) : null,
           },
         })
         const alert = toAlert(row)
         await writeOutbox(tx, [outboxRow(DEVICE_EVENTS.alertRaised, alert.id, alert)])
-        if (config.escalation.maxLevel > 0) {
-          await jobs.send(ESCALATION_QUEUE, { alertId: alert.id, level: 1 }, { startAfter: escalateAfter(priority), tx })
-        }
         return alert
       })
     },
@@ -285,23 +288,50 @@ export function createDevicesService(deps: DevicesServiceDeps) {
     resolveAlert: (actor: Principal | null, id: string) => transition(actor, id, 'resolve'),
 
     /**
-     * The escalation job: escalates the alert to `level` if it is still active and has not
-     * escalated that far yet (so a retried job changes nothing twice), then schedules the next.
+     * Escalates every active alert whose escalation is due, oldest due first, up to
+     * {@link ESCALATION_BATCH} at once: one transaction raises their levels, sets each one's
+     * next due time (none past the last level) and writes their events. Rows are claimed with
+     * SKIP LOCKED, so replicas sweeping at once share the work; a process killed mid-sweep
+     * rolls back, and the next sweep of any process escalates those alerts.
      */
-    async escalate(job: { alertId: string; level: number }): Promise<AlertRecord | null> {
-      return prisma.$transaction(async (tx) => {
-        const { count } = await tx.alert.updateMany({
-          where: { id: job.alertId, status: 'active', escalationLevel: job.level - 1 },
-          data: { escalationLevel: job.level, escalatedAt: now() },
-        })
-        if (count === 0) return null
-        const alert = toAlert(await tx.alert.findUniqueOrThrow({ where: { id: job.alertId } }))
-        await writeOutbox(tx, [outboxRow(DEVICE_EVENTS.alertEscalated, alert.id, alert)])
-        if (job.level < config.escalation.maxLevel) {
-          await jobs.send(ESCALATION_QUEUE, { alertId: alert.id, level: job.level + 1 }, { startAfter: escalateAfter(alert.priority), tx })
-        }
-        return alert
-      })
+    async escalateDue(): Promise<AlertRecord[]> {
+      const at = now()
+      const { delaySeconds: delay, maxLevel } = config.escalation
+      // Alarms go ahead of queued ordinary writes on the embedded database (see Database).
+      return deps.db.transaction(
+        async (tx) => {
+          const rows = await tx.query<Parameters<typeof toAlert>[0]>(
+            `WITH due AS (
+               SELECT id FROM devices.alerts
+               WHERE status = 'active' AND next_escalation_at <= $1
+               ORDER BY next_escalation_at
+               LIMIT ${ESCALATION_BATCH}
+               FOR UPDATE SKIP LOCKED
+             )
+             UPDATE devices.alerts AS a
+             SET escalation_level = a.escalation_level + 1,
+                 escalated_at = $1,
+                 next_escalation_at = CASE WHEN a.escalation_level + 1 >= $2::int THEN NULL
+                   ELSE $1::timestamptz + (CASE a.priority WHEN 'high' THEN $3::float8 WHEN 'medium' THEN $4::float8 ELSE $5::float8 END) * INTERVAL '1 second'
+                 END
+             FROM due WHERE a.id = due.id
+             RETURNING a.id, a.device_id AS "deviceId", a.priority, a.message, a.status, a.escalation_level AS "escalationLevel",
+               a.raised_at AS "raisedAt", a.acknowledged_at AS "acknowledgedAt", a.acknowledged_by AS "acknowledgedBy",
+               a.resolved_at AS "resolvedAt", a.resolved_by AS "resolvedBy", a.escalated_at AS "escalatedAt"`,
+            [at, maxLevel, delay.high, delay.medium, delay.low],
+          )
+          if (rows.length === 0) return []
+          const alerts = rows.map((row) => toAlert({ ...row, raisedAt: new Date(row.raisedAt), escalatedAt: new Date(at) })).sort((a, b) => a.raisedAt.getTime() - b.raisedAt.getTime())
+          await appendOutbox(tx, SCHEMA, alerts.map((alert) => outboxRow(DEVICE_EVENTS.alertEscalated, alert.id, alert)))
+          return alerts
+        },
+        { urgent: true },
+      )
+    },
+
+    /** Stops the escalation sweep. */
+    async close() {
+      clearInterval(sweep)
     },
 
     /** Validates, simulates and stores a circuit. */
@@ -408,15 +438,23 @@ export function createDevicesService(deps: DevicesServiceDeps) {
       return mapAsyncIterator(stream, (e) => ({ ...e.payload, occurredAt: new Date(e.payload.occurredAt) }))
     },
 
-    /** Registers the device gateway's background work with the job runner. */
+    /** Starts the device gateway's background work: the escalation sweep. */
     registerJobs() {
-      jobs.define<{ alertId: string; level: number }>({
-        name: ESCALATION_QUEUE,
-        handle: async (data) => {
-          await service.escalate(data)
-        },
-        pollingIntervalSeconds: 0.5,
-      })
+      // Every process sweeps; a full batch means more are due, so the next one follows at once.
+      let sweeping = false
+      const tick = async () => {
+        if (sweeping) return
+        sweeping = true
+        try {
+          while ((await service.escalateDue()).length === ESCALATION_BATCH);
+        } catch (error) {
+          deps.onError?.(error)
+        } finally {
+          sweeping = false
+        }
+      }
+      sweep = setInterval(() => void tick(), config.escalation.pollMs)
+      sweep.unref()
     },
   }
   return service

@@ -21,8 +21,16 @@ export const devicesCore = defineServiceCore({
   errors: devicesErrors,
   prisma: PrismaClient,
   config: loadDevicesConfig,
-  createDomain: ({ runtime, prisma, config }) => createDevicesService({ prisma, jobs: runtime.jobs, events: runtime.events, config }),
+  createDomain: ({ runtime, prisma, config }) =>
+    createDevicesService({
+      prisma,
+      db: runtime.db,
+      events: runtime.events,
+      config,
+      onError: (error) => runtime.logger.error({ err: error }, 'alert escalation sweep failed'),
+    }),
   jobs: (domain) => domain.registerJobs(),
+  close: (domain) => domain.close(),
   resolvers: createDevicesResolvers,
   loaders: (domain, actor) => ({ alertLoader: new DataLoader((ids: readonly string[]) => domain.getAlertsByIds(actor, ids)) }),
 })

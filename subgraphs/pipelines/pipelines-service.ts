@@ -10,6 +10,7 @@ import { mapAsyncIterator } from '../../platform/events/map-async-iterator.js'
 import type { JobRunner } from '../../platform/jobs/job-runner.js'
 import { connectorFailure, type Column, type ConnectorContext, type Row } from './connectors/connector.js'
 import { CONNECTORS, findConnector } from './connectors/index.js'
+import { removeTempFiles } from './connectors/file-connector.js'
 import { pipelinesErrors as errors } from './errors.js'
 import { Prisma, type PrismaClient } from './generated/prisma/client.js'
 import { nextRunOf, openSecrets, parsePipelineConfig, redactSecrets, sealSecrets, type EndpointConfig, type SyncSettings } from './pipeline-config.js'
@@ -19,6 +20,10 @@ import type { Transformation } from './transform/transformations.js'
 
 export const RUN_QUEUE = 'pipelines.run'
 export const SCHEDULER_QUEUE = 'pipelines.scheduler'
+/** Default seconds between heartbeats of a running run (`TESSERA_PIPELINES_HEARTBEAT_SECONDS`). */
+export const DEFAULT_HEARTBEAT_SECONDS = 5
+// Heartbeats a run may miss before its worker counts as gone.
+const MISSED_HEARTBEATS = 4
 const SCHEMA = 'pipelines'
 /** Run history page size: the document's default, and our maximum. */
 export const RUNS_PAGE = { default: 20, max: 100 }
@@ -58,6 +63,15 @@ export interface PipelinesServiceDeps {
   /** Folder for file paths and the embedded warehouse. */
   dataDir: string
   now?: () => Date
+  /** Seconds between a running run's heartbeats; a run silent for 4 of them has lost its worker. */
+  heartbeatSeconds?: number
+  /**
+   * True when no other process can be running this service's runs (the embedded database is
+   * one process's): at start-up every run with a heartbeat is then known to be lost.
+   */
+  exclusive?: boolean
+  /** Where lost runs are reported (ERROR). */
+  logger?: { error(obj: object, msg: string): void }
 }
 
 /**
@@ -69,7 +83,9 @@ export function createPipelinesService(deps: PipelinesServiceDeps) {
   const { prisma, jobs, events, secrets } = deps
   const now = deps.now ?? (() => new Date())
   const connectorContext: ConnectorContext = { dataDir: deps.dataDir }
-  const engine = createRunEngine({ prisma, secrets, connectorContext, now })
+  const heartbeatMs = (deps.heartbeatSeconds ?? DEFAULT_HEARTBEAT_SECONDS) * 1000
+  const engine = createRunEngine({ prisma, secrets, connectorContext, now, heartbeatMs })
+  let sweeper: NodeJS.Timeout | undefined
 
   const authorize = createAuthorizer(errors, 'pipelines')
   const pipelineNotFound = (id: string) => errors.create('PIPE_001', `Pipeline ${id} not found`, { field: 'pipeline_id', reason: 'not found' })
@@ -353,12 +369,46 @@ export function createPipelinesService(deps: PipelinesServiceDeps) {
       return mapAsyncIterator(stream, (e) => ({ ...e.payload, timestamp: new Date(e.payload.timestamp) }))
     },
 
+    /**
+     * Fails every run whose worker stopped beating (a killed or frozen process) and removes
+     * temporary files no live run is writing. Runs every heartbeat in every replica (the
+     * update is idempotent); `everyRunLost` at start-up of the only process of a data folder.
+     */
+    async sweepLostRuns(everyRunLost = false): Promise<string[]> {
+      const staleBefore = new Date(now().getTime() - MISSED_HEARTBEATS * heartbeatMs)
+      const running = await prisma.run.findMany({ where: { status: 'running', heartbeatAt: { not: null } }, select: { id: true, pipelineId: true, heartbeatAt: true } })
+      const failed: string[] = []
+      const live = new Set<string>()
+      for (const run of running) {
+        if (!everyRunLost && run.heartbeatAt! >= staleBefore) {
+          live.add(run.id)
+          continue
+        }
+        if (await engine.failLost(run.id, run.pipelineId, run.heartbeatAt)) {
+          failed.push(run.id)
+          deps.logger?.error({ runId: run.id, pipelineId: run.pipelineId, lastHeartbeat: run.heartbeatAt }, 'pipeline run lost its worker; marked failed')
+        }
+      }
+      await removeTempFiles(connectorContext, (runId) => live.has(runId))
+      return failed
+    },
+
+    /** Stops the lost-run sweep. */
+    async close() {
+      clearInterval(sweeper)
+    },
+
     /** Registers the pipelines' background work. */
     registerJobs() {
+      const sweep = (everyRunLost: boolean) => service.sweepLostRuns(everyRunLost).catch((error: unknown) => deps.logger?.error({ err: error }, 'pipeline run sweep failed'))
+      void sweep(deps.exclusive ?? false)
+      sweeper = setInterval(() => void sweep(false), heartbeatMs)
+      sweeper.unref()
       jobs.define<{ runId: string }>({
         name: RUN_QUEUE,
         handle: (data) => engine.execute(data.runId),
-        // A run may take long; it is retried only when its process died (see the engine).
+        // A run may take long. A run whose process died is failed by the heartbeat sweep long
+        // before this expiry; the retry that follows the expiry then finds it ended and stops.
         expireInSeconds: 6 * 3600,
         retryLimit: 2,
         pollingIntervalSeconds: 0.5,

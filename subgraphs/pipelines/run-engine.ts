@@ -26,6 +26,8 @@ export interface RunEngineDeps {
   secrets: SecretBox
   connectorContext: ConnectorContext
   now: () => Date
+  /** How often a running run's worker records that it is alive (ms). */
+  heartbeatMs: number
 }
 
 // Progress is saved and published at most once a second (saving it also tells the run whether
@@ -89,7 +91,12 @@ export function createRunEngine(deps: RunEngineDeps) {
       const destination = openSecrets(pipeline.destination as unknown as EndpointConfig, deps.secrets)
       const sourceConnector = findConnector(source.type)
       const destinationConnector = findConnector(destination.type)
-      const ctx = deps.connectorContext
+      const ctx: ConnectorContext = { ...deps.connectorContext, runId }
+      // The heartbeat runs beside the work, so a slow batch does not look like a dead worker.
+      const beat = () => prisma.run.updateMany({ where: { id: runId, status: 'running' }, data: { heartbeatAt: deps.now() } })
+      await beat()
+      const heartbeat = setInterval(() => void beat().catch(() => {}), deps.heartbeatMs)
+      heartbeat.unref()
       let read = 0
       let processed = 0
       let writer: Writer | undefined
@@ -176,7 +183,23 @@ export function createRunEngine(deps: RunEngineDeps) {
         if (!(await prisma.run.findUnique({ where: { id: runId } }))) return
         await log(runId, 'ERROR', `${failure.code}: ${failure.message}`)
         await finish(runId, { status: 'failed', code: failure.code, message: failure.message, read, processed }, pipeline.id, null)
+      } finally {
+        clearInterval(heartbeat)
       }
+    },
+
+    /**
+     * Fails a run whose worker is gone (no heartbeat since `lastBeat`): an ERROR log line with
+     * the reason, status `failed`, its event. The destination was never committed, so it is as
+     * it was. Returns false when the run was no longer running.
+     */
+    async failLost(runId: string, pipelineId: string, lastBeat: Date | null): Promise<boolean> {
+      const message = `The worker executing this run stopped${lastBeat ? ` (last heartbeat ${lastBeat.toISOString()})` : ''}; the destination was left as it was. Start the pipeline again.`
+      const run = await prisma.run.findUnique({ where: { id: runId }, select: { status: true, recordsRead: true, recordsProcessed: true } })
+      if (run?.status !== 'running') return false
+      await log(runId, 'ERROR', `SERVER_ERROR: ${message}`)
+      await finish(runId, { status: 'failed', code: 'SERVER_ERROR', message, read: run.recordsRead, processed: run.recordsProcessed }, pipelineId, null)
+      return true
     },
   }
 }

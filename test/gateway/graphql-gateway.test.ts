@@ -153,7 +153,7 @@ describe('GraphQL through the gateway (embedded)', () => {
 
   it('reports health, readiness and metrics', async () => {
     expect((await t.app.inject({ url: '/health' })).json()).toEqual({ status: 'ok' })
-    expect((await t.app.inject({ url: '/ready' })).json()).toEqual({ status: 'ready' })
+    expect((await t.app.inject({ url: '/ready' })).json()).toEqual({ status: 'ready', checks: { database: 'ok', jobs: 'running', events: 'listening' } })
     const metrics = await t.app.inject({ url: '/metrics' })
     expect(metrics.body).toContain('tessera_http_requests_total')
     expect(metrics.body).toContain('tessera_graphql_operations_total')

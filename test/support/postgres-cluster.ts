@@ -10,6 +10,10 @@ export interface PostgresCluster {
   url: string
   /** Creates another empty database and returns its URL. */
   createDatabase(name: string): string
+  /** Stops the server (fast shutdown: connections are cut), keeping its data. */
+  pause(): void
+  /** Starts a paused server again on the same port. */
+  resume(): void
   stop(): void
 }
 
@@ -41,7 +45,8 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   }
   const port = await freePort()
   run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-locale'])
-  run('pg_ctl', ['-D', data, '-l', path.join(dir, 'server.log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=200`, 'start'])
+  const start = () => run('pg_ctl', ['-D', data, '-l', path.join(dir, 'server.log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=200`, 'start'])
+  start()
   const createDatabase = (name: string) => {
     run('createdb', ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', name])
     return `postgres://postgres@127.0.0.1:${port}/${name}`
@@ -50,6 +55,8 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   return {
     url,
     createDatabase,
+    pause: () => run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']),
+    resume: start,
     stop() {
       try {
         run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop'])

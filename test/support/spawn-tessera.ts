@@ -17,7 +17,7 @@ export interface SpawnedTessera {
  * Runs `tessera <args>` in a child process and resolves once it prints its listening line.
  * Loopback only; the child is killed if it does not come up within `timeoutMs`.
  */
-export function spawnTessera(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<SpawnedTessera> {
+export function spawnTessera(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 120_000): Promise<SpawnedTessera> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'bin/tessera.ts'), ...args], {
     cwd: root,
     env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },

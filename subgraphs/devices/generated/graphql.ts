@@ -209,12 +209,12 @@ export type MutationSubmitSignalArgs = {
 export type Query = {
   __typename?: 'Query';
   alert?: Maybe<Alert>;
-  alerts: AlertPage;
+  alerts?: Maybe<AlertPage>;
   circuit?: Maybe<Circuit>;
-  circuitLimits: CircuitLimits;
-  device: Device;
+  circuitLimits?: Maybe<CircuitLimits>;
+  device?: Maybe<Device>;
   signal?: Maybe<Signal>;
-  supportedGates: Array<GateInfo>;
+  supportedGates?: Maybe<Array<GateInfo>>;
 };
 
 
@@ -571,12 +571,12 @@ export type MutationResolvers<ContextType = Context, ParentType extends Resolver
 
 export type QueryResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
   alert?: Resolver<Maybe<ResolversTypes['Alert']>, ParentType, ContextType, RequireFields<QueryAlertArgs, 'id'>>;
-  alerts?: Resolver<ResolversTypes['AlertPage'], ParentType, ContextType, RequireFields<QueryAlertsArgs, 'limit' | 'offset'>>;
+  alerts?: Resolver<Maybe<ResolversTypes['AlertPage']>, ParentType, ContextType, RequireFields<QueryAlertsArgs, 'limit' | 'offset'>>;
   circuit?: Resolver<Maybe<ResolversTypes['Circuit']>, ParentType, ContextType, RequireFields<QueryCircuitArgs, 'id'>>;
-  circuitLimits?: Resolver<ResolversTypes['CircuitLimits'], ParentType, ContextType>;
-  device?: Resolver<ResolversTypes['Device'], ParentType, ContextType, RequireFields<QueryDeviceArgs, 'id'>>;
+  circuitLimits?: Resolver<Maybe<ResolversTypes['CircuitLimits']>, ParentType, ContextType>;
+  device?: Resolver<Maybe<ResolversTypes['Device']>, ParentType, ContextType, RequireFields<QueryDeviceArgs, 'id'>>;
   signal?: Resolver<Maybe<ResolversTypes['Signal']>, ParentType, ContextType, RequireFields<QuerySignalArgs, 'id'>>;
-  supportedGates?: Resolver<Array<ResolversTypes['GateInfo']>, ParentType, ContextType>;
+  supportedGates?: Resolver<Maybe<Array<ResolversTypes['GateInfo']>>, ParentType, ContextType>;
 }>;
 
 export type SignalResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Signal'] = ResolversParentTypes['Signal'], FederationReferenceType extends FederationReferenceTypes['Signal'] = FederationReferenceTypes['Signal']> = ResolversObject<{

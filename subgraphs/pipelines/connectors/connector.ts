@@ -101,6 +101,8 @@ export function connectorFailure(error: unknown, side: 'source' | 'destination')
 export interface ConnectorContext {
   /** Folder that file and embedded-warehouse paths are resolved in; nothing outside it is touched. */
   dataDir: string
+  /** The run writing, if any: temporary files carry its id, so a dead run's are recognised. */
+  runId?: string
 }
 
 /** A connector type. `S` is its settings object (validated against `settingsSchema` first). */

@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { copyFile, mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises'
+import { copyFile, mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import type { CheckRole, RoleAwareConnector } from './check-role.js'
 import {
@@ -267,7 +267,7 @@ async function openWriter<S extends FileSettings>(format: FileFormat<S>, setting
   const info = await stat(file).catch(() => undefined)
   if (info && !info.isFile()) throw new ConnectorConfigError('path', `"${settings.path}" is not a file`)
   // Same folder as the target: rename is atomic only within one file system.
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomUUID()}.tmp`)
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${context.runId ?? randomUUID()}.tmp`)
   let header = format.header?.text(target.columns, settings)
   let separate = false
   if (target.mode === 'append' && info && info.size > 0) {
@@ -296,6 +296,36 @@ async function openWriter<S extends FileSettings>(format: FileFormat<S>, setting
 }
 
 // --- The definitions -----------------------------------------------------------------------------
+
+const TEMP_FILE = /^\..+\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.tmp$/
+const MAX_SCANNED = 100_000
+
+/**
+ * Removes the temporary files writers left under `DATA_DIR/pipelines/files` (a process killed
+ * mid-run leaves its whole output there), except those of runs `isLive` says are still being
+ * written. Returns the paths removed.
+ */
+export async function removeTempFiles(context: ConnectorContext, isLive: (runId: string) => boolean): Promise<string[]> {
+  const removed: string[] = []
+  const folders = [path.join(context.dataDir, 'files')]
+  let scanned = 0
+  // Breadth-first with an explicit queue and a bound: a huge tree is not walked forever.
+  while (folders.length && scanned < MAX_SCANNED) {
+    const folder = folders.shift()!
+    const entries = await readdir(folder, { withFileTypes: true }).catch(() => [])
+    for (const entry of entries) {
+      scanned++
+      const full = path.join(folder, entry.name)
+      if (entry.isDirectory()) folders.push(full)
+      const match = entry.isFile() ? TEMP_FILE.exec(entry.name) : null
+      if (match && !isLive(match[1]!)) {
+        await rm(full, { force: true })
+        removed.push(full)
+      }
+    }
+  }
+  return removed
+}
 
 /** A file connector for one format: a source (streaming, inferred types) and a destination (atomic rename). */
 export function fileConnector<S extends FileSettings>(format: FileFormat<S>): RoleAwareConnector<S> {

@@ -161,9 +161,9 @@ export type PipelineStatus =
 
 export type Query = {
   __typename?: 'Query';
-  connectors: Array<Connector>;
+  connectors?: Maybe<Array<Connector>>;
   pipeline?: Maybe<Pipeline>;
-  pipelines: PipelinePage;
+  pipelines?: Maybe<PipelinePage>;
   run?: Maybe<PipelineRun>;
 };
 
@@ -487,9 +487,9 @@ export type PipelineRunResolvers<ContextType = Context, ParentType extends Resol
 }>;
 
 export type QueryResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
-  connectors?: Resolver<Array<ResolversTypes['Connector']>, ParentType, ContextType>;
+  connectors?: Resolver<Maybe<Array<ResolversTypes['Connector']>>, ParentType, ContextType>;
   pipeline?: Resolver<Maybe<ResolversTypes['Pipeline']>, ParentType, ContextType, RequireFields<QueryPipelineArgs, 'id'>>;
-  pipelines?: Resolver<ResolversTypes['PipelinePage'], ParentType, ContextType, RequireFields<QueryPipelinesArgs, 'limit' | 'offset'>>;
+  pipelines?: Resolver<Maybe<ResolversTypes['PipelinePage']>, ParentType, ContextType, RequireFields<QueryPipelinesArgs, 'limit' | 'offset'>>;
   run?: Resolver<Maybe<ResolversTypes['PipelineRun']>, ParentType, ContextType, RequireFields<QueryRunArgs, 'id'>>;
 }>;
 

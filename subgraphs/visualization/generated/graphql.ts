@@ -214,12 +214,12 @@ export type PushChartDataInput = {
 export type Query = {
   __typename?: 'Query';
   chart?: Maybe<Chart>;
-  chartTypes: ChartTypePage;
-  charts: ChartPage;
-  recommendCharts: Array<ChartRecommendation>;
+  chartTypes?: Maybe<ChartTypePage>;
+  charts?: Maybe<ChartPage>;
+  recommendCharts?: Maybe<Array<ChartRecommendation>>;
   /** Transformations as in the REST body: filter, sort, aggregation items. */
-  transformData: DataTransformResult;
-  validateData: DataValidationResult;
+  transformData?: Maybe<DataTransformResult>;
+  validateData?: Maybe<DataValidationResult>;
 };
 
 
@@ -629,11 +629,11 @@ export type MutationResolvers<ContextType = Context, ParentType extends Resolver
 
 export type QueryResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
   chart?: Resolver<Maybe<ResolversTypes['Chart']>, ParentType, ContextType, RequireFields<QueryChartArgs, 'id'>>;
-  chartTypes?: Resolver<ResolversTypes['ChartTypePage'], ParentType, ContextType, RequireFields<QueryChartTypesArgs, 'limit' | 'offset'>>;
-  charts?: Resolver<ResolversTypes['ChartPage'], ParentType, ContextType, RequireFields<QueryChartsArgs, 'limit' | 'offset'>>;
-  recommendCharts?: Resolver<Array<ResolversTypes['ChartRecommendation']>, ParentType, ContextType, RequireFields<QueryRecommendChartsArgs, 'data' | 'intent'>>;
-  transformData?: Resolver<ResolversTypes['DataTransformResult'], ParentType, ContextType, RequireFields<QueryTransformDataArgs, 'data' | 'transformations'>>;
-  validateData?: Resolver<ResolversTypes['DataValidationResult'], ParentType, ContextType, RequireFields<QueryValidateDataArgs, 'data'>>;
+  chartTypes?: Resolver<Maybe<ResolversTypes['ChartTypePage']>, ParentType, ContextType, RequireFields<QueryChartTypesArgs, 'limit' | 'offset'>>;
+  charts?: Resolver<Maybe<ResolversTypes['ChartPage']>, ParentType, ContextType, RequireFields<QueryChartsArgs, 'limit' | 'offset'>>;
+  recommendCharts?: Resolver<Maybe<Array<ResolversTypes['ChartRecommendation']>>, ParentType, ContextType, RequireFields<QueryRecommendChartsArgs, 'data' | 'intent'>>;
+  transformData?: Resolver<Maybe<ResolversTypes['DataTransformResult']>, ParentType, ContextType, RequireFields<QueryTransformDataArgs, 'data' | 'transformations'>>;
+  validateData?: Resolver<Maybe<ResolversTypes['DataValidationResult']>, ParentType, ContextType, RequireFields<QueryValidateDataArgs, 'data'>>;
 }>;
 
 export type RunChartResolvers<ContextType = Context, ParentType extends ResolversParentTypes['RunChart'] = ResolversParentTypes['RunChart']> = ResolversObject<{
