@@ -4,8 +4,15 @@ import { createTesseraProcess, type TesseraProcess } from '../../bin/create-proc
 import { loadPlatformConfig } from '../../platform/config.js'
 import { build, testEnv, type TestTessera } from '../helper.js'
 
-const QUERY = '{ alerts { total } charts { total } connectors { id } }'
-const OWNER: Record<string, string> = { devices: 'alerts', visualization: 'charts', pipelines: 'connectors' }
+const QUERY = '{ alerts { total } charts { total } connectors { id } programs { pagination { total } } artifacts { total } contentItems { total } }'
+const OWNER: Record<string, string> = {
+  devices: 'alerts',
+  visualization: 'charts',
+  pipelines: 'connectors',
+  esports: 'programs',
+  heritage: 'artifacts',
+  content: 'contentItems',
+}
 
 describe('one service down leaves the others’ fields answered (partial data)', () => {
   for (const down of Object.keys(OWNER)) {

@@ -315,7 +315,7 @@ export type Query = {
   /** One content item (needs content:read). */
   contentItem?: Maybe<ContentItem>;
   /** Content items, newest first; page 1 and 20 items by default, at most 100 (needs content:read). */
-  contentItems: ContentPage;
+  contentItems?: Maybe<ContentPage>;
   /** A video and its rendering state (needs content:read). */
   contentVideo?: Maybe<Video>;
 };
@@ -774,7 +774,7 @@ export type ProblemVerificationResolvers<ContextType = Context, ParentType exten
 
 export type QueryResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
   contentItem?: Resolver<Maybe<ResolversTypes['ContentItem']>, ParentType, ContextType, RequireFields<QueryContentItemArgs, 'id'>>;
-  contentItems?: Resolver<ResolversTypes['ContentPage'], ParentType, ContextType, Partial<QueryContentItemsArgs>>;
+  contentItems?: Resolver<Maybe<ResolversTypes['ContentPage']>, ParentType, ContextType, Partial<QueryContentItemsArgs>>;
   contentVideo?: Resolver<Maybe<ResolversTypes['Video']>, ParentType, ContextType, RequireFields<QueryContentVideoArgs, 'id'>>;
 }>;
 

@@ -559,18 +559,18 @@ export type ProgramStatus =
 
 export type Query = {
   __typename?: 'Query';
-  career: Career;
+  career?: Maybe<Career>;
   match?: Maybe<Match>;
-  matches: MatchPage;
+  matches?: Maybe<MatchPage>;
   player?: Maybe<Player>;
-  players: PlayerPage;
+  players?: Maybe<PlayerPage>;
   program?: Maybe<Program>;
-  programs: ProgramPage;
+  programs?: Maybe<ProgramPage>;
   team?: Maybe<Team>;
-  teams: TeamPage;
+  teams?: Maybe<TeamPage>;
   webhook?: Maybe<WebhookSubscription>;
-  webhookDeliveries: Array<WebhookDelivery>;
-  webhooks: Array<WebhookSubscription>;
+  webhookDeliveries?: Maybe<Array<WebhookDelivery>>;
+  webhooks?: Maybe<Array<WebhookSubscription>>;
 };
 
 
@@ -1386,18 +1386,18 @@ export type ProgramPageResolvers<ContextType = Context, ParentType extends Resol
 }>;
 
 export type QueryResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
-  career?: Resolver<ResolversTypes['Career'], ParentType, ContextType, RequireFields<QueryCareerArgs, 'playerId'>>;
+  career?: Resolver<Maybe<ResolversTypes['Career']>, ParentType, ContextType, RequireFields<QueryCareerArgs, 'playerId'>>;
   match?: Resolver<Maybe<ResolversTypes['Match']>, ParentType, ContextType, RequireFields<QueryMatchArgs, 'id'>>;
-  matches?: Resolver<ResolversTypes['MatchPage'], ParentType, ContextType, RequireFields<QueryMatchesArgs, 'limit' | 'page' | 'teamId'>>;
+  matches?: Resolver<Maybe<ResolversTypes['MatchPage']>, ParentType, ContextType, RequireFields<QueryMatchesArgs, 'limit' | 'page' | 'teamId'>>;
   player?: Resolver<Maybe<ResolversTypes['Player']>, ParentType, ContextType, RequireFields<QueryPlayerArgs, 'id'>>;
-  players?: Resolver<ResolversTypes['PlayerPage'], ParentType, ContextType, RequireFields<QueryPlayersArgs, 'limit' | 'page' | 'programId'>>;
+  players?: Resolver<Maybe<ResolversTypes['PlayerPage']>, ParentType, ContextType, RequireFields<QueryPlayersArgs, 'limit' | 'page' | 'programId'>>;
   program?: Resolver<Maybe<ResolversTypes['Program']>, ParentType, ContextType, RequireFields<QueryProgramArgs, 'id'>>;
-  programs?: Resolver<ResolversTypes['ProgramPage'], ParentType, ContextType, RequireFields<QueryProgramsArgs, 'limit' | 'page'>>;
+  programs?: Resolver<Maybe<ResolversTypes['ProgramPage']>, ParentType, ContextType, RequireFields<QueryProgramsArgs, 'limit' | 'page'>>;
   team?: Resolver<Maybe<ResolversTypes['Team']>, ParentType, ContextType, RequireFields<QueryTeamArgs, 'id'>>;
-  teams?: Resolver<ResolversTypes['TeamPage'], ParentType, ContextType, RequireFields<QueryTeamsArgs, 'limit' | 'page' | 'programId'>>;
+  teams?: Resolver<Maybe<ResolversTypes['TeamPage']>, ParentType, ContextType, RequireFields<QueryTeamsArgs, 'limit' | 'page' | 'programId'>>;
   webhook?: Resolver<Maybe<ResolversTypes['WebhookSubscription']>, ParentType, ContextType, RequireFields<QueryWebhookArgs, 'id'>>;
-  webhookDeliveries?: Resolver<Array<ResolversTypes['WebhookDelivery']>, ParentType, ContextType, RequireFields<QueryWebhookDeliveriesArgs, 'limit' | 'webhookId'>>;
-  webhooks?: Resolver<Array<ResolversTypes['WebhookSubscription']>, ParentType, ContextType>;
+  webhookDeliveries?: Resolver<Maybe<Array<ResolversTypes['WebhookDelivery']>>, ParentType, ContextType, RequireFields<QueryWebhookDeliveriesArgs, 'limit' | 'webhookId'>>;
+  webhooks?: Resolver<Maybe<Array<ResolversTypes['WebhookSubscription']>>, ParentType, ContextType>;
 }>;
 
 export type RosterResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Roster'] = ResolversParentTypes['Roster']> = ResolversObject<{

@@ -325,11 +325,11 @@ export type Query = {
   /** A model of an artifact, e.g. one just uploaded over REST. */
   artifactModel?: Maybe<Model3d>;
   /** Artifacts, oldest first, optionally of one culture. */
-  artifacts: ArtifactPage;
+  artifacts?: Maybe<ArtifactPage>;
   /** Full-text search with culture and period (range) filters, best match first. */
-  searchArtifacts: SearchPage;
+  searchArtifacts?: Maybe<SearchPage>;
   tour?: Maybe<Tour>;
-  tours: Array<Tour>;
+  tours?: Maybe<Array<Tour>>;
 };
 
 
@@ -833,10 +833,10 @@ export type MutationResolvers<ContextType = Context, ParentType extends Resolver
 export type QueryResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
   artifact?: Resolver<Maybe<ResolversTypes['Artifact']>, ParentType, ContextType, RequireFields<QueryArtifactArgs, 'id'>>;
   artifactModel?: Resolver<Maybe<ResolversTypes['Model3d']>, ParentType, ContextType, RequireFields<QueryArtifactModelArgs, 'artifactId' | 'modelId'>>;
-  artifacts?: Resolver<ResolversTypes['ArtifactPage'], ParentType, ContextType, RequireFields<QueryArtifactsArgs, 'limit' | 'offset'>>;
-  searchArtifacts?: Resolver<ResolversTypes['SearchPage'], ParentType, ContextType, RequireFields<QuerySearchArtifactsArgs, 'limit' | 'offset'>>;
+  artifacts?: Resolver<Maybe<ResolversTypes['ArtifactPage']>, ParentType, ContextType, RequireFields<QueryArtifactsArgs, 'limit' | 'offset'>>;
+  searchArtifacts?: Resolver<Maybe<ResolversTypes['SearchPage']>, ParentType, ContextType, RequireFields<QuerySearchArtifactsArgs, 'limit' | 'offset'>>;
   tour?: Resolver<Maybe<ResolversTypes['Tour']>, ParentType, ContextType, RequireFields<QueryTourArgs, 'id'>>;
-  tours?: Resolver<Array<ResolversTypes['Tour']>, ParentType, ContextType, RequireFields<QueryToursArgs, 'limit' | 'offset'>>;
+  tours?: Resolver<Maybe<Array<ResolversTypes['Tour']>>, ParentType, ContextType, RequireFields<QueryToursArgs, 'limit' | 'offset'>>;
 }>;
 
 export type SearchHitResolvers<ContextType = Context, ParentType extends ResolversParentTypes['SearchHit'] = ResolversParentTypes['SearchHit']> = ResolversObject<{
