@@ -1,23 +1,17 @@
-import { randomBytes } from 'node:crypto'
-import { existsSync } from 'node:fs'
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { FastifyInstance, FastifyRequest, FastifyServerOptions } from 'fastify'
-import type { GraphQLError } from 'graphql'
-import mercurius from 'mercurius'
+import type { FastifyServerOptions } from 'fastify'
 import { createGateway, type Gateway, type SubgraphEndpoint } from '../gateway/index.js'
 import { createCredentialStore, type CredentialStore } from '../platform/auth/credential-store.js'
-import { createSecretBox, type SecretBox } from '../platform/auth/secrets.js'
 import type { PlatformConfig } from '../platform/config.js'
 import { ConfigError } from '../platform/config.js'
 import { createDatabase, type Database } from '../platform/db/database.js'
-import { applyMigrations, type MigrationSet } from '../platform/db/migrate.js'
+import { applyMigrations } from '../platform/db/migrate.js'
 import { defineErrors } from '../platform/errors.js'
 import { createEventBus, type EventBus } from '../platform/events/event-bus.js'
 import { scheduleOutboxPruning } from '../platform/events/outbox-retention.js'
 import { PrismaClient as PlatformPrisma } from '../platform/generated/prisma/client.js'
-import type { Subgraph } from '../platform/graphql/subgraph.js'
 import { createHttpApp } from '../platform/http/create-http-app.js'
 import { serveApiReference } from '../platform/http/api-reference.js'
 import { installRestEdge } from '../platform/http/rest-edge.js'
@@ -27,7 +21,12 @@ import { createJobRunner, type JobRunner } from '../platform/jobs/job-runner.js'
 import { createMemoryRateLimitStore, createPostgresRateLimitStore, createRateLimiter } from '../platform/rate-limit/rate-limiter.js'
 import type { ServiceInstance } from '../platform/service-kit/index.js'
 import { STANDARD_ERRORS, STANDARD_ROLES, standardErrorBody } from '../platform/standard-errors.js'
-import { KNOWN_SCOPES, SERVICES, migrationsOf } from './services.js'
+import { bootstrapCredentials } from './bootstrap-credentials.js'
+import { allMigrations, describeUrl, loadSecretBox, lockDataDir, openPostgres, PLATFORM_MIGRATIONS, SECRET_KEY_REQUIRED } from './open-data.js'
+import { serveSubgraph } from './serve-subgraph.js'
+import { KNOWN_SCOPES, SERVICES } from './services.js'
+
+export { allMigrations, lockDataDir, PLATFORM_MIGRATIONS } from './open-data.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -50,14 +49,6 @@ export interface ProcessOptions {
   announce?: (text: string) => void
   /** Reports each start-up step as it completes (the command line prints them). */
   progress?: (step: string) => void
-}
-
-/** The platform migrations, applied before any service's. */
-export const PLATFORM_MIGRATIONS: MigrationSet = { schema: 'platform', dir: path.join(root, 'platform/prisma/migrations') }
-
-/** Every migration set, platform first. */
-export function allMigrations(services: readonly string[] = Object.keys(SERVICES)): MigrationSet[] {
-  return [PLATFORM_MIGRATIONS, ...migrationsOf(services)]
 }
 
 /**
@@ -243,126 +234,3 @@ export async function createTesseraProcess(options: ProcessOptions) {
 
 /** A running Tessera process. */
 export type TesseraProcess = Awaited<ReturnType<typeof createTesseraProcess>>
-
-// Split mode: the service's subgraph at /graphql over HTTP and graphql-ws (mercurius), with
-// the same context factory the embedded gateway uses in-process.
-async function serveSubgraph(app: FastifyInstance, subgraph: Subgraph) {
-  await app.register(mercurius, {
-    schema: subgraph.schema,
-    path: '/graphql',
-    graphiql: false,
-    context: (request: FastifyRequest) => subgraph.createContext({ ...request.headers, 'x-request-id': request.id }),
-    subscription: {
-      onConnect: async ({ payload }: { payload?: Record<string, unknown> }) => {
-        const headers = Object.fromEntries(Object.entries(payload ?? {}).map(([k, v]) => [k.toLowerCase(), typeof v === 'string' ? v : undefined]))
-        return { ...(await subgraph.createContext(headers)) }
-      },
-    },
-    // Coded errors keep their extensions; anything else is masked. Always 200 with the
-    // errors in the body, as the gateway expects of a subgraph.
-    errorFormatter: (execution: { data?: unknown; errors?: readonly GraphQLError[] }, context: unknown) => {
-      const requestId = (context as { requestId?: string } | undefined)?.requestId
-      return {
-        statusCode: 200,
-        response: { data: execution.data ?? null, errors: execution.errors?.map((e) => subgraph.maskError(e, requestId).toJSON()) },
-      }
-    },
-  } as never)
-  app.graphql.addHook('preExecution', async (_schema, document, _context, variables) => {
-    const refused = subgraph.checkInput(document, variables as Record<string, unknown> | undefined)
-    if (refused) throw refused
-  })
-}
-
-// A server that cannot be reached is a configuration problem: say which and what to do in one
-// line, not a stack trace.
-async function openPostgres(url: string): Promise<Database> {
-  let db: Database | undefined
-  try {
-    db = await createDatabase({ kind: 'postgres', url })
-    await db.query('SELECT 1')
-    return db
-  } catch (error) {
-    await db?.close().catch(() => {})
-    const code = (error as { code?: string }).code
-    const reason = (error as Error).message.split('\n')[0]
-    throw new ConfigError(`Cannot use the database at ${describeUrl(url)} (${code ? `${code}: ` : ''}${reason}); check DATABASE_URL and that PostgreSQL is running`)
-  }
-}
-
-// host:port/database of a connection URL, never its password.
-function describeUrl(url: string): string {
-  try {
-    const parsed = new URL(url)
-    return `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`
-  } catch {
-    return 'DATABASE_URL'
-  }
-}
-
-async function bootstrapCredentials(store: CredentialStore, config: PlatformConfig, announce: (text: string) => void) {
-  if (!(await store.isEmpty())) return
-  const { apiKey, clientId, clientSecret } = config.bootstrap
-  const key = await store.createApiKey({ name: 'development', scopes: ['*'], key: apiKey })
-  const client = await store.createClient({ name: 'development', scopes: ['*'], clientId, clientSecret })
-  if (apiKey && clientId) {
-    announce('Tessera: registered TESSERA_API_KEY and TESSERA_CLIENT_ID/SECRET as the development credentials (all scopes).')
-    return
-  }
-  announce(
-    [
-      '',
-      'Tessera development credentials — shown once, stored only as hashes:',
-      `  API key        ${apiKey ? '(TESSERA_API_KEY)' : key.key}`,
-      `  OAuth client   ${client.clientId}`,
-      `  client secret  ${clientId ? '(TESSERA_CLIENT_SECRET)' : client.clientSecret}`,
-      '  Use the key as "Authorization: Bearer <key>", or get a token with POST /oauth/token',
-      '  (grant_type=client_credentials). Manage credentials with `npm run tessera -- --help`.',
-      '',
-    ].join('\n'),
-  )
-}
-
-const SECRET_KEY_REQUIRED = 'Invalid configuration:\n  TESSERA_SECRET_KEY: required with DATABASE_URL (64 hex characters; e.g. `openssl rand -hex 32`)'
-
-// Embedded mode keeps a generated key beside the data; a server database needs the key
-// given explicitly, or secrets written by one replica could not be read by another.
-async function loadSecretBox(config: PlatformConfig, db: Database): Promise<SecretBox> {
-  if (config.secretKeyHex) return createSecretBox(Buffer.from(config.secretKeyHex, 'hex'))
-  if (db.handle.kind === 'postgres') {
-    throw new ConfigError(SECRET_KEY_REQUIRED)
-  }
-  const file = path.resolve(config.dataDir, 'secret.key')
-  if (!existsSync(file)) await writeFile(file, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' })
-  return createSecretBox(Buffer.from((await readFile(file, 'utf8')).trim(), 'hex'))
-}
-
-/**
- * Takes the embedded data folder for this process (a PGlite folder may be opened by one
- * process only; a second one would corrupt it, or write what the first never sees). Throws a
- * ConfigError with `inUse(pid)` — by default "stop it or use another DATA_DIR" — when a live
- * process holds it; the lock is released by `cleanups`.
- */
-export async function lockDataDir(
-  dataDir: string,
-  cleanups: Array<() => Promise<void>>,
-  inUse = (pid: number) => `DATA_DIR ${dataDir} is in use by process ${pid}; stop it first or use another DATA_DIR`,
-) {
-  await mkdir(dataDir, { recursive: true })
-  const lock = path.resolve(dataDir, 'tessera.pid')
-  if (existsSync(lock)) {
-    const pid = Number((await readFile(lock, 'utf8')).trim())
-    if (pid && pid !== process.pid && isAlive(pid)) throw new ConfigError(inUse(pid))
-  }
-  await writeFile(lock, String(process.pid))
-  cleanups.push(() => rm(lock, { force: true }))
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
