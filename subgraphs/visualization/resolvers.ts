@@ -73,9 +73,32 @@ export function createVisualizationResolvers(service: VisualizationService): Res
     ChartRecommendation: {
       chartType: (r) => r.chart_type,
     },
+    // Rows another subgraph owns (@requires), drawn like a run's output.
+    Team: {
+      seasonChart: (team, args, ctx) =>
+        service.chartOfRows(ctx.actor, (team.seasonRecord ?? []) as unknown as Record<string, unknown>[], {
+          chartType: args.chartType ?? 'line',
+          xField: 'date',
+          valueField: 'wins',
+          config: configBody(args.config),
+          width: args.width ?? undefined,
+          height: args.height ?? undefined,
+        }),
+    },
+    Artifact: {
+      analyticsChart: (artifact, args, ctx) =>
+        service.chartOfRows(ctx.actor, (artifact.viewsPerDay ?? []) as unknown as Record<string, unknown>[], {
+          chartType: args.chartType ?? 'line',
+          xField: 'date',
+          valueField: 'views',
+          config: configBody(args.config),
+          width: args.width ?? undefined,
+          height: args.height ?? undefined,
+        }),
+    },
     RunOutput: {
       chart: (output, { input }, ctx) =>
-        service.chartOfRunOutput(ctx.actor, { runId: output.runId, rows: output.rows ?? [] }, {
+        service.chartOfRows(ctx.actor, output.rows ?? [], {
           ...input,
           config: configBody(input.config),
           width: input.width ?? undefined,

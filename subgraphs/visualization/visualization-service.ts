@@ -269,9 +269,9 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
      * needs only the read scope, so nothing is stored: the caller keeps the chart, if it wants
      * to, with `renderChart` (which needs the write scope).
      */
-    async chartOfRunOutput(actor: Principal | null, output: { runId: string; rows: readonly Record<string, unknown>[] }, input: RunChartRequest): Promise<RunChartPreview> {
+    async chartOfRows(actor: Principal | null, rows: readonly Record<string, unknown>[], input: RunChartRequest): Promise<RunChartPreview> {
       authorize(actor, 'read')
-      const mapped = rowsToChartData(output.rows, input)
+      const mapped = rowsToChartData(rows, input)
       if (!mapped.ok) throw invalid(mapped.issues.map((i) => ({ field: `input.${i.field}`, message: i.message })))
       const checked = validated({ chart_type: input.chartType, data: mapped.data, config: input.config, width: input.width, height: input.height })
       const rendered = await renderChart(checked, 'svg')

@@ -688,6 +688,7 @@ export type SeasonInput = {
   year: Scalars['Int']['input'];
 };
 
+/** One point of a team's season: its record after a match. Shared: the visualization subgraph charts it. */
 export type SeasonRecordPoint = {
   __typename?: 'SeasonRecordPoint';
   date: Scalars['DateTime']['output'];

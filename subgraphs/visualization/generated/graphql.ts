@@ -19,6 +19,24 @@ export type Scalars = {
   _FieldSet: { input: unknown; output: unknown; }
 };
 
+/** A heritage artifact, extended with a chart of its views. */
+export type Artifact = {
+  __typename?: 'Artifact';
+  /** The last 30 days of views as a line (or another chart type), drawn without storing anything. */
+  analyticsChart: RunChart;
+  id: Scalars['ID']['output'];
+  viewsPerDay: Array<DailyViews>;
+};
+
+
+/** A heritage artifact, extended with a chart of its views. */
+export type ArtifactAnalyticsChartArgs = {
+  chartType?: InputMaybe<Scalars['String']['input']>;
+  config?: InputMaybe<ChartConfigInput>;
+  height?: InputMaybe<Scalars['Int']['input']>;
+  width?: InputMaybe<Scalars['Int']['input']>;
+};
+
 /** A rendered chart, kept with its data. */
 export type Chart = {
   __typename?: 'Chart';
@@ -129,6 +147,13 @@ export type ChartTypePage = {
   limit: Scalars['Int']['output'];
   offset: Scalars['Int']['output'];
   total: Scalars['Int']['output'];
+};
+
+/** Views of a day (owned by the heritage subgraph). */
+export type DailyViews = {
+  __typename?: 'DailyViews';
+  date: Scalars['String']['output'];
+  views: Scalars['Int']['output'];
 };
 
 export type DataTransformResult = {
@@ -319,6 +344,15 @@ export type RunOutputChartArgs = {
   input: RunChartInput;
 };
 
+/** A team's record after each match (owned by the esports subgraph). */
+export type SeasonRecordPoint = {
+  __typename?: 'SeasonRecordPoint';
+  date: Scalars['DateTime']['output'];
+  losses: Scalars['Int']['output'];
+  ties: Scalars['Int']['output'];
+  wins: Scalars['Int']['output'];
+};
+
 export type Subscription = {
   __typename?: 'Subscription';
   /** The chart's current data every intervalMs (100 to 3,600,000), the first at once: the chart stream over GraphQL. */
@@ -329,6 +363,24 @@ export type Subscription = {
 export type SubscriptionChartDataUpdatedArgs = {
   chartId: Scalars['ID']['input'];
   intervalMs?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** An esports team, extended with a chart of its season. */
+export type Team = {
+  __typename?: 'Team';
+  id: Scalars['ID']['output'];
+  /** Wins after each match of the season as a line (or another chart type), drawn without storing anything. */
+  seasonChart: RunChart;
+  seasonRecord: Array<SeasonRecordPoint>;
+};
+
+
+/** An esports team, extended with a chart of its season. */
+export type TeamSeasonChartArgs = {
+  chartType?: InputMaybe<Scalars['String']['input']>;
+  config?: InputMaybe<ChartConfigInput>;
+  height?: InputMaybe<Scalars['Int']['input']>;
+  width?: InputMaybe<Scalars['Int']['input']>;
 };
 
 /** Only the fields given change. */
@@ -429,12 +481,19 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 
 /** Mapping of federation types */
 export type FederationTypes = ResolversObject<{
+  Artifact: Artifact;
   Chart: Chart;
   RunOutput: RunOutput;
+  Team: Team;
 }>;
 
 /** Mapping of federation reference types */
 export type FederationReferenceTypes = ResolversObject<{
+  Artifact:
+    ( { __typename: 'Artifact' }
+    & GraphQLRecursivePick<FederationTypes['Artifact'], {"id":true}>
+    & ( Record<PropertyKey, never>
+        | GraphQLRecursivePick<FederationTypes['Artifact'], {"viewsPerDay":{"date":true,"views":true}}> ) );
   Chart:
     ( { __typename: 'Chart' }
     & GraphQLRecursivePick<FederationTypes['Chart'], {"id":true}> );
@@ -443,16 +502,22 @@ export type FederationReferenceTypes = ResolversObject<{
     & GraphQLRecursivePick<FederationTypes['RunOutput'], {"runId":true}>
     & ( Record<PropertyKey, never>
         | GraphQLRecursivePick<FederationTypes['RunOutput'], {"rows":true}> ) );
+  Team:
+    ( { __typename: 'Team' }
+    & GraphQLRecursivePick<FederationTypes['Team'], {"id":true}>
+    & ( Record<PropertyKey, never>
+        | GraphQLRecursivePick<FederationTypes['Team'], {"seasonRecord":{"date":true,"wins":true,"losses":true,"ties":true}}> ) );
 }>;
 
 
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = ResolversObject<{
-  Chart: ResolverTypeWrapper<ChartModel>;
+  Artifact: ResolverTypeWrapper<Omit<Artifact, 'analyticsChart'> & { analyticsChart: ResolversTypes['RunChart'] }>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
+  Chart: ResolverTypeWrapper<ChartModel>;
   ChartConfig: ResolverTypeWrapper<ChartConfig>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   ChartConfigInput: ChartConfigInput;
@@ -465,6 +530,7 @@ export type ResolversTypes = ResolversObject<{
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   ChartType: ResolverTypeWrapper<ChartTypeModel>;
   ChartTypePage: ResolverTypeWrapper<Omit<ChartTypePage, 'items'> & { items: Array<ResolversTypes['ChartType']> }>;
+  DailyViews: ResolverTypeWrapper<DailyViews>;
   DataTransformResult: ResolverTypeWrapper<DataTransformResultModel>;
   DataValidationResult: ResolverTypeWrapper<DataValidationResultModel>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
@@ -479,17 +545,20 @@ export type ResolversTypes = ResolversObject<{
   RunChart: ResolverTypeWrapper<RunChartModel>;
   RunChartInput: RunChartInput;
   RunOutput: ResolverTypeWrapper<RunOutputModel>;
+  SeasonRecordPoint: ResolverTypeWrapper<SeasonRecordPoint>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  Team: ResolverTypeWrapper<Omit<Team, 'seasonChart'> & { seasonChart: ResolversTypes['RunChart'] }>;
   UpdateChartInput: UpdateChartInput;
   ValidationStatistics: ResolverTypeWrapper<ValidationStatisticsModel>;
 }>;
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = ResolversObject<{
-  Chart: ChartModel;
+  Artifact: Omit<Artifact, 'analyticsChart'> & { analyticsChart: ResolversParentTypes['RunChart'] } | FederationReferenceTypes['Artifact'];
   String: Scalars['String']['output'];
   Int: Scalars['Int']['output'];
   ID: Scalars['ID']['output'];
+  Chart: ChartModel;
   ChartConfig: ChartConfig;
   Boolean: Scalars['Boolean']['output'];
   ChartConfigInput: ChartConfigInput;
@@ -500,6 +569,7 @@ export type ResolversParentTypes = ResolversObject<{
   Float: Scalars['Float']['output'];
   ChartType: ChartTypeModel;
   ChartTypePage: Omit<ChartTypePage, 'items'> & { items: Array<ResolversParentTypes['ChartType']> };
+  DailyViews: DailyViews;
   DataTransformResult: DataTransformResultModel;
   DataValidationResult: DataValidationResultModel;
   DateTime: Scalars['DateTime']['output'];
@@ -514,9 +584,17 @@ export type ResolversParentTypes = ResolversObject<{
   RunChart: RunChartModel;
   RunChartInput: RunChartInput;
   RunOutput: RunOutputModel;
+  SeasonRecordPoint: SeasonRecordPoint;
   Subscription: Record<PropertyKey, never>;
+  Team: Omit<Team, 'seasonChart'> & { seasonChart: ResolversParentTypes['RunChart'] } | FederationReferenceTypes['Team'];
   UpdateChartInput: UpdateChartInput;
   ValidationStatistics: ValidationStatisticsModel;
+}>;
+
+export type ArtifactResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Artifact'] = ResolversParentTypes['Artifact'], FederationReferenceType extends FederationReferenceTypes['Artifact'] = FederationReferenceTypes['Artifact']> = ResolversObject<{
+  __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Artifact']> | FederationReferenceType, FederationReferenceType, ContextType>;
+  analyticsChart?: Resolver<ResolversTypes['RunChart'], ParentType, ContextType, RequireFields<ArtifactAnalyticsChartArgs, 'chartType'>>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
 }>;
 
 export type ChartResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Chart'] = ResolversParentTypes['Chart'], FederationReferenceType extends FederationReferenceTypes['Chart'] = FederationReferenceTypes['Chart']> = ResolversObject<{
@@ -592,6 +670,11 @@ export type ChartTypePageResolvers<ContextType = Context, ParentType extends Res
   total?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 }>;
 
+export type DailyViewsResolvers<ContextType = Context, ParentType extends ResolversParentTypes['DailyViews'] = ResolversParentTypes['DailyViews']> = ResolversObject<{
+  date?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  views?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
 export type DataTransformResultResolvers<ContextType = Context, ParentType extends ResolversParentTypes['DataTransformResult'] = ResolversParentTypes['DataTransformResult']> = ResolversObject<{
   applied?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
   columns?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
@@ -653,8 +736,21 @@ export type RunOutputResolvers<ContextType = Context, ParentType extends Resolve
   runId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
 }>;
 
+export type SeasonRecordPointResolvers<ContextType = Context, ParentType extends ResolversParentTypes['SeasonRecordPoint'] = ResolversParentTypes['SeasonRecordPoint']> = ResolversObject<{
+  date?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  losses?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  ties?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  wins?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
 export type SubscriptionResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
   chartDataUpdated?: SubscriptionResolver<ResolversTypes['ChartDataUpdate'], "chartDataUpdated", ParentType, ContextType, RequireFields<SubscriptionChartDataUpdatedArgs, 'chartId' | 'intervalMs'>>;
+}>;
+
+export type TeamResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Team'] = ResolversParentTypes['Team'], FederationReferenceType extends FederationReferenceTypes['Team'] = FederationReferenceTypes['Team']> = ResolversObject<{
+  __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Team']> | FederationReferenceType, FederationReferenceType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  seasonChart?: Resolver<ResolversTypes['RunChart'], ParentType, ContextType, RequireFields<TeamSeasonChartArgs, 'chartType'>>;
 }>;
 
 export type ValidationStatisticsResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ValidationStatistics'] = ResolversParentTypes['ValidationStatistics']> = ResolversObject<{
@@ -664,6 +760,7 @@ export type ValidationStatisticsResolvers<ContextType = Context, ParentType exte
 }>;
 
 export type Resolvers<ContextType = Context> = ResolversObject<{
+  Artifact?: ArtifactResolvers<ContextType>;
   Chart?: ChartResolvers<ContextType>;
   ChartConfig?: ChartConfigResolvers<ContextType>;
   ChartDataUpdate?: ChartDataUpdateResolvers<ContextType>;
@@ -672,6 +769,7 @@ export type Resolvers<ContextType = Context> = ResolversObject<{
   ChartRecommendation?: ChartRecommendationResolvers<ContextType>;
   ChartType?: ChartTypeResolvers<ContextType>;
   ChartTypePage?: ChartTypePageResolvers<ContextType>;
+  DailyViews?: DailyViewsResolvers<ContextType>;
   DataTransformResult?: DataTransformResultResolvers<ContextType>;
   DataValidationResult?: DataValidationResultResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
@@ -681,7 +779,9 @@ export type Resolvers<ContextType = Context> = ResolversObject<{
   Query?: QueryResolvers<ContextType>;
   RunChart?: RunChartResolvers<ContextType>;
   RunOutput?: RunOutputResolvers<ContextType>;
+  SeasonRecordPoint?: SeasonRecordPointResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
+  Team?: TeamResolvers<ContextType>;
   ValidationStatistics?: ValidationStatisticsResolvers<ContextType>;
 }>;
 
