@@ -47,7 +47,7 @@ describe.concurrent('the tessera command', { timeout: 240_000 }, () => {
     const first = await spawnTessera(['start'], { DATA_DIR: dir, PORT: '0' })
     // Start-up says what it does, step by step.
     expect(first.output()).toMatch(/database: embedded PostgreSQL in .*\n\s+migrations: applied \d+ .*\n/)
-    expect(first.output()).toMatch(/services: devices, visualization, pipelines \(\d+ ms\)/)
+    expect(first.output()).toMatch(/services: devices, visualization, pipelines, esports, content, heritage \(\d+ ms\)/)
     const key = /API key\s+(tsr_\S+)/.exec(first.output())?.[1]
     expect(key).toBeDefined()
     const res = await fetch(`${first.url}/v1/quantum/gates`, { headers: { authorization: `Bearer ${key}` } })
