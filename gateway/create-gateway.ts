@@ -15,6 +15,7 @@ import { inspectInput } from '../platform/validation/inspect-input.js'
 import type { Metrics } from '../platform/http/metrics.js'
 import { RateLimitUnavailableError, rateLimitHeaders, type RateLimiter } from '../platform/rate-limit/rate-limiter.js'
 import { createExplorerPage } from './explorer-page.js'
+import { createFastPath } from './fast-path.js'
 import { DEFAULT_DOCUMENT_LIMITS, createQueryLimitsRule, inputTooDeep, parseWithinLimits, type DocumentLimits } from './query-limits.js'
 import { createSubscriptionServer } from './subscription-forwarder.js'
 import { createSubscriptionPlanner } from './subscription-planner.js'
@@ -43,6 +44,8 @@ export interface GatewayOptions {
   /** Most directives in a document (`TESSERA_MAX_QUERY_DIRECTIVES`). */
   maxDirectives?: number
   limiter: RateLimiter
+  /** Answer single-fetch operations without Apollo's result shaping where that is identical (default on). */
+  fastPath?: boolean
   metrics: Metrics
   logger: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void }
 }
@@ -103,8 +106,22 @@ export async function createGateway(options: GatewayOptions) {
     return breach
   }
   const explorerPage = createExplorerPage()
+  // --- fast path: Apollo Server runs its whole pipeline (CSRF, parsing, validation, limits,
+  // plugins) and then calls this executor, which skips result shaping where it changes nothing.
+  const fastPath = options.fastPath === false ? undefined : createFastPath({ supergraphSdl: options.supergraphSdl, dataSources: dataSources as Record<string, GraphQLDataSource> })
+  const executing: Pick<ApolloGateway, 'load' | 'onSchemaLoadOrUpdate' | 'stop'> = !fastPath
+    ? gateway
+    : {
+        async load(loadOptions) {
+          const loaded = await gateway.load(loadOptions)
+          return { ...loaded, executor: fastPath.wrap(loaded.executor) }
+        },
+        onSchemaLoadOrUpdate: (callback) => gateway.onSchemaLoadOrUpdate(callback),
+        stop: () => gateway.stop(),
+      }
+  // --- end fast path
   const apollo = new ApolloServer<GatewayContext>({
-    gateway,
+    gateway: executing,
     // The process owns SIGINT/SIGTERM and stops the gateway in its shutdown order; Apollo's
     // own handler would stop it early and re-send the signal.
     stopOnTerminationSignals: false,
@@ -238,6 +255,8 @@ export async function createGateway(options: GatewayOptions) {
         },
       })
     },
+    /** How many operations took the fast path, were replayed into Apollo's shaping, or went to Apollo (none when it is off). */
+    fastPathStats: fastPath?.stats,
     /** Takes over WebSocket upgrades of /graphql. */
     handleUpgrade: wss.handleUpgrade.bind(wss),
     wss,
