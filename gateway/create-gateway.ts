@@ -16,7 +16,8 @@ import type { Metrics } from '../platform/http/metrics.js'
 import { RateLimitUnavailableError, rateLimitHeaders, type RateLimiter } from '../platform/rate-limit/rate-limiter.js'
 import { createExplorerPage } from './explorer-page.js'
 import { createFastPath } from './fast-path.js'
-import { DEFAULT_DOCUMENT_LIMITS, createQueryLimitsRule, inputTooDeep, parseWithinLimits, type DocumentLimits } from './query-limits.js'
+import { createDocumentCheck } from './document-cache.js'
+import { DEFAULT_DOCUMENT_LIMITS, createQueryLimitsRule, inputTooDeep, type DocumentLimits } from './query-limits.js'
 import { createSubscriptionServer } from './subscription-forwarder.js'
 import { createSubscriptionPlanner } from './subscription-planner.js'
 import type { SubgraphEndpoint } from './subgraph-endpoint.js'
@@ -95,6 +96,8 @@ export async function createGateway(options: GatewayOptions) {
     maxAliases: options.maxAliases ?? DEFAULT_DOCUMENT_LIMITS.maxAliases,
     maxDirectives: options.maxDirectives ?? DEFAULT_DOCUMENT_LIMITS.maxDirectives,
   }
+  // A repeated operation text is checked against the size limits once (see document-cache.ts).
+  const documentCheck = createDocumentCheck({ limits: documentLimits })
   // Apollo caches parsed documents, so a repeated operation is the same object: measure it once.
   const breaches = new WeakMap<DocumentNode, GraphQLError | null>()
   const limitBreach = (document: DocumentNode, schema: GraphQLSchema): GraphQLError | null => {
@@ -233,8 +236,8 @@ export async function createGateway(options: GatewayOptions) {
           // repeated fields (overlap checks compare fields pairwise).
           const query = request.method === 'GET' ? url.searchParams.get('query') : queryOf(request.body)
           if (typeof query === 'string') {
-            const parsed = parseWithinLimits(query, documentLimits)
-            if ('error' in parsed) return reply.code(400).send({ errors: [parsed.error.toJSON()] })
+            const refused = documentCheck.check(query)
+            if (refused) return reply.code(400).send({ errors: [refused.toJSON()] })
           }
           const nesting = inspectInput(request.method === 'GET' ? variablesOf(url) : request.body, '', { nul: false })
           if (nesting) return reply.code(400).send({ errors: [inputTooDeep(nesting).toJSON()] })
