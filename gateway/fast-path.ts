@@ -50,16 +50,14 @@ const SHAPING_DIRECTIVES = new Set(['skip', 'include'])
  * document (Apollo Server caches those by operation text) and operation name.
  */
 export function createFastPath(options: FastPathOptions) {
-  const supergraph = Supergraph.build(options.supergraphSdl)
-  const apiSchema = supergraph.apiSchema()
-  const apiGraphQLSchema = apiSchema.toGraphQLJSSchema()
-  const supergraphSchema = supergraph.schema.toGraphQLJSSchema()
-  const planner = new QueryPlanner(supergraph)
+  // Built on the first operation, not at start-up: Apollo Gateway builds its own copy then too.
+  let built: ReturnType<typeof buildPlanning> | undefined
+  const planning = () => (built ??= buildPlanning(options.supergraphSdl))
   const subgraphSchemas = new Map<string, GraphQLSchema>()
   const subgraphSchema = (name: string): GraphQLSchema | undefined => {
     let schema = subgraphSchemas.get(name)
     if (!schema) {
-      const subgraph = supergraph.subgraphs().get(name)
+      const subgraph = planning().supergraph.subgraphs().get(name)
       if (!subgraph) return undefined
       schema = subgraph.schema.toGraphQLJSSchema()
       subgraphSchemas.set(name, schema)
@@ -92,6 +90,7 @@ export function createFastPath(options: FastPathOptions) {
     const operation = operationName === undefined ? (operations.length === 1 ? operations[0] : undefined) : operations.find((o) => o.name?.value === operationName)
     if (!operation) return APOLLO('no single operation')
     if (operation.operation !== 'query') return APOLLO(`a ${operation.operation}`)
+    const { apiSchema, apiGraphQLSchema, planner } = planning()
     let queryPlan: QueryPlan
     try {
       queryPlan = planner.buildQueryPlan(operationFromDocument(apiSchema, document, { operationName }))
@@ -229,6 +228,7 @@ export function createFastPath(options: FastPathOptions) {
     function throughApollo(source?: GraphQLDataSource): Promise<ExecutionResult> {
       const operationContext = buildOperationContext({ schema: requestContext.schema, operationDocument: document, operationName: request.operationName })
       const serviceMap = { ...options.dataSources, ...(source ? { [fetch.serviceName]: source } : {}) }
+      const { supergraphSchema, apiSchema } = planning()
       return executeQueryPlan(decision.plan, serviceMap, requestContext, operationContext, supergraphSchema, apiSchema)
     }
   }
@@ -239,6 +239,19 @@ export function createFastPath(options: FastPathOptions) {
     /** The decision for an operation (tests and diagnostics). */
     decide,
     stats,
+  }
+}
+
+// The supergraph, API schema and query planner the fast path plans with.
+function buildPlanning(supergraphSdl: string) {
+  const supergraph = Supergraph.build(supergraphSdl)
+  const apiSchema = supergraph.apiSchema()
+  return {
+    supergraph,
+    apiSchema,
+    apiGraphQLSchema: apiSchema.toGraphQLJSSchema(),
+    supergraphSchema: supergraph.schema.toGraphQLJSSchema(),
+    planner: new QueryPlanner(supergraph),
   }
 }
 
