@@ -15,8 +15,10 @@ import { inspectInput } from '../platform/validation/inspect-input.js'
 import type { Metrics } from '../platform/http/metrics.js'
 import { RateLimitUnavailableError, rateLimitHeaders, type RateLimiter } from '../platform/rate-limit/rate-limiter.js'
 import { createExplorerPage } from './explorer-page.js'
+import { createDocumentCheck } from './document-cache.js'
+import { createFastPath } from './fast-path.js'
 import { guardDataSource } from './guard-data-source.js'
-import { DEFAULT_DOCUMENT_LIMITS, createQueryLimitsRule, inputTooDeep, parseWithinLimits, type DocumentLimits } from './query-limits.js'
+import { DEFAULT_DOCUMENT_LIMITS, createQueryLimitsRule, inputTooDeep, type DocumentLimits } from './query-limits.js'
 import { createSubscriptionServer } from './subscription-forwarder.js'
 import { createSubscriptionPlanner } from './subscription-planner.js'
 import type { SubgraphEndpoint } from './subgraph-endpoint.js'
@@ -46,6 +48,8 @@ export interface GatewayOptions {
   /** Longest wait for one subgraph fetch, ms (`TESSERA_SUBGRAPH_TIMEOUT_MS`, default 10 s). */
   subgraphTimeoutMs?: number
   limiter: RateLimiter
+  /** Answer single-fetch operations without Apollo's result shaping where that is identical (default on). */
+  fastPath?: boolean
   metrics: Metrics
   logger: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void }
 }
@@ -101,6 +105,8 @@ export async function createGateway(options: GatewayOptions) {
     maxAliases: options.maxAliases ?? DEFAULT_DOCUMENT_LIMITS.maxAliases,
     maxDirectives: options.maxDirectives ?? DEFAULT_DOCUMENT_LIMITS.maxDirectives,
   }
+  // A repeated operation text is checked against the size limits once (see document-cache.ts).
+  const documentCheck = createDocumentCheck({ limits: documentLimits })
   // Apollo caches parsed documents, so a repeated operation is the same object: measure it once.
   const breaches = new WeakMap<DocumentNode, GraphQLError | null>()
   const limitBreach = (document: DocumentNode, schema: GraphQLSchema): GraphQLError | null => {
@@ -112,8 +118,22 @@ export async function createGateway(options: GatewayOptions) {
     return breach
   }
   const explorerPage = createExplorerPage()
+  // --- fast path: Apollo Server runs its whole pipeline (CSRF, parsing, validation, limits,
+  // plugins) and then calls this executor, which skips result shaping where it changes nothing.
+  const fastPath = options.fastPath === false ? undefined : createFastPath({ supergraphSdl: options.supergraphSdl, dataSources: dataSources as Record<string, GraphQLDataSource> })
+  const executing: Pick<ApolloGateway, 'load' | 'onSchemaLoadOrUpdate' | 'stop'> = !fastPath
+    ? gateway
+    : {
+        async load(loadOptions) {
+          const loaded = await gateway.load(loadOptions)
+          return { ...loaded, executor: fastPath.wrap(loaded.executor) }
+        },
+        onSchemaLoadOrUpdate: (callback) => gateway.onSchemaLoadOrUpdate(callback),
+        stop: () => gateway.stop(),
+      }
+  // --- end fast path
   const apollo = new ApolloServer<GatewayContext>({
-    gateway,
+    gateway: executing,
     // The process owns SIGINT/SIGTERM and stops the gateway in its shutdown order; Apollo's
     // own handler would stop it early and re-send the signal.
     stopOnTerminationSignals: false,
@@ -225,8 +245,8 @@ export async function createGateway(options: GatewayOptions) {
           // repeated fields (overlap checks compare fields pairwise).
           const query = request.method === 'GET' ? url.searchParams.get('query') : queryOf(request.body)
           if (typeof query === 'string') {
-            const parsed = parseWithinLimits(query, documentLimits)
-            if ('error' in parsed) return reply.code(400).send({ errors: [parsed.error.toJSON()] })
+            const refused = documentCheck.check(query)
+            if (refused) return reply.code(400).send({ errors: [refused.toJSON()] })
           }
           const nesting = inspectInput(request.method === 'GET' ? variablesOf(url) : request.body, '', { nul: false })
           if (nesting) return reply.code(400).send({ errors: [inputTooDeep(nesting).toJSON()] })
@@ -247,6 +267,8 @@ export async function createGateway(options: GatewayOptions) {
         },
       })
     },
+    /** How many operations took the fast path, were replayed into Apollo's shaping, or went to Apollo (none when it is off). */
+    fastPathStats: fastPath?.stats,
     /** Takes over WebSocket upgrades of /graphql. */
     handleUpgrade: wss.handleUpgrade.bind(wss),
     wss,

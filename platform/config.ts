@@ -32,6 +32,7 @@ const platformSchema = z.object({
   TESSERA_CLIENT_SECRET: z.string().min(20, 'must be at least 20 characters').optional(),
   TESSERA_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
   TESSERA_INTROSPECTION: bool.default(true),
+  TESSERA_GATEWAY_FAST_PATH: bool.default(true),
   TESSERA_MAX_QUERY_DEPTH: z.coerce.number().int().min(2).max(100).default(12),
   TESSERA_MAX_QUERY_COST: z.coerce.number().int().min(10).default(10_000),
   TESSERA_MAX_QUERY_TOKENS: z.coerce.number().int().min(100).max(1_000_000).default(10_000),
@@ -64,7 +65,7 @@ export interface PlatformConfig {
   /** Lifetime of OAuth access tokens in seconds. */
   tokenTtlSeconds: number
   /** Gateway settings. */
-  gateway: { introspection: boolean; maxDepth: number; maxCost: number; maxTokens: number; maxAliases: number; maxDirectives: number; subgraphTimeoutMs: number }
+  gateway: { introspection: boolean; fastPath: boolean; maxDepth: number; maxCost: number; maxTokens: number; maxAliases: number; maxDirectives: number; subgraphTimeoutMs: number }
   /** How long a graceful shutdown waits for in-flight work before it gives up. */
   shutdownGraceMs: number
 }
@@ -107,6 +108,7 @@ export function loadPlatformConfig(env: NodeJS.ProcessEnv = process.env): Platfo
     tokenTtlSeconds: e.TESSERA_TOKEN_TTL_SECONDS,
     gateway: {
       introspection: e.TESSERA_INTROSPECTION,
+      fastPath: e.TESSERA_GATEWAY_FAST_PATH,
       maxDepth: e.TESSERA_MAX_QUERY_DEPTH,
       maxCost: e.TESSERA_MAX_QUERY_COST,
       maxTokens: e.TESSERA_MAX_QUERY_TOKENS,

@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { rmSync } from 'node:fs'
 
 /** A failure of the benchmark run itself (not a missed target). */
@@ -180,5 +181,43 @@ export function reportStartFailure(error: unknown): void {
   else {
     process.stderr.write(`${message}\n`)
     process.exit(1)
+  }
+}
+
+/** Creates the high-priority alert the gateway benchmarks read, over REST; resolves with its id. */
+export async function createBenchAlert(call: JsonCall): Promise<string> {
+  const created = await call('POST', '/v1/medical/alert', { device_id: 'pump-1', priority: 'high' })
+  const id = (created.json as { alert_id?: unknown } | undefined)?.alert_id
+  if (created.status !== 201 || typeof id !== 'string') throw new BenchError(`creating the alert failed: HTTP ${created.status} ${created.text}`)
+  return id
+}
+
+/**
+ * The environment of a benchmarked server: loopback only, no shared database, no Apollo usage
+ * reporting, and no @apollo/gateway telemetry (it exports metrics and probes cloud metadata
+ * endpoints; Tessera's gateway turns it off too, so every gateway runs without it).
+ */
+export function benchBaseEnv(): NodeJS.ProcessEnv {
+  const base: NodeJS.ProcessEnv = { ...process.env, APOLLO_TELEMETRY_DISABLED: 'true' }
+  for (const name of ['DATABASE_URL', 'APOLLO_KEY', 'APOLLO_GRAPH_REF', 'APOLLO_GRAPH_ID']) delete base[name]
+  return base
+}
+
+/** A whole Tessera process for a gateway benchmark: its own PGlite in `dataDir`, `apiKey` registered. */
+export function tesseraBenchEnv(base: NodeJS.ProcessEnv, dataDir: string, apiKey: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    ...base,
+    ...extra,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    TESSERA_API_KEY: apiKey,
+    TESSERA_SECRET_KEY: randomBytes(32).toString('hex'),
+    // The limiter must never answer 429 during a measurement.
+    TESSERA_RATE_LIMIT_MAX: '100000000',
+    // No escalation job may rewrite the alert mid-run (high priority escalates after 60 s).
+    TESSERA_ALERT_ESCALATE_HIGH_SECONDS: String(7 * 24 * 3600),
+    TESSERA_SHUTDOWN_GRACE_MS: '1000',
   }
 }

@@ -3,6 +3,10 @@
 //   (b) Tessera's REST adapter, GET /v1/medical/alert/<id>, on the same process
 //   (c) a stock setup: @apollo/gateway + @apollo/server standalone, talking HTTP to the devices
 //       subgraph served by a stock @apollo/server
+//   (d) Tessera's gateway with its fast path off (TESSERA_GATEWAY_FAST_PATH=false), a second
+//       Tessera process: Apollo's executor and result shaping for every operation
+// and the chart type catalog (no database work) through Tessera's gateway with the fast path
+// (e) on and (f) off, so the fast path's effect is measured before/after in the same run.
 // Servers run in child processes (test/bench/servers.ts); autocannon runs here, so the load
 // generator never competes with a server for its event loop. Everything listens on 127.0.0.1.
 //
@@ -15,7 +19,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
-import { BenchError, createJanitor, positiveInt } from './bench-support.js'
+import { BenchError, benchBaseEnv, createBenchAlert, createJanitor, jsonApi, positiveInt, tesseraBenchEnv } from './bench-support.js'
 import type { ServerMessage } from './servers.js'
 
 const SERVERS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'servers.ts')
@@ -26,6 +30,7 @@ const REQUEST_TIMEOUT_MS = 10_000
 const FAILURE_SAMPLES = 5
 
 const QUERY = 'query($id: ID!) { alert(id: $id) { id deviceId priority status raisedAt } }'
+const CATALOG = '{ chartTypes { total items { id name category supportedFeatures dataFormat maxDataPoints } } }'
 const TARGETS = { throughputAC: 3, latencyAB: 1.5 }
 
 /** Stops the run with a message and exit code 1 (after cleanup). */
@@ -45,28 +50,50 @@ interface AlertView {
   raisedAt: number
 }
 
+type TargetKey = 'a' | 'b' | 'c' | 'd' | 'e' | 'f'
+
 interface Target {
-  key: 'a' | 'b' | 'c'
+  key: TargetKey
   label: string
   origin: string
   method: 'GET' | 'POST'
   path: string
   headers: Record<string, string>
   body?: string
-  /** The alert in the response, or why the response is wrong. */
-  read(status: number, body: string): AlertView | string
+  /** The alert (or catalog) in the response, or why the response is wrong. */
+  read(status: number, body: string): AlertView | CatalogView | string
 }
 
-function graphqlTarget(key: 'a' | 'c', label: string, url: string, alertId: string, auth: string): Target {
+/** What the catalog read must show: the same page everywhere. */
+interface CatalogView {
+  total: number
+  ids: string
+}
+
+/** A POST of one GraphQL operation to `url`, as every GraphQL target sends it. */
+function graphqlPost(key: TargetKey, label: string, url: string, auth: string, payload: object): Omit<Target, 'read'> {
   const { origin, pathname } = new URL(url)
+  return { key, label, origin, method: 'POST', path: pathname, headers: { 'content-type': 'application/json', authorization: auth }, body: JSON.stringify(payload) }
+}
+
+function catalogTarget(key: 'e' | 'f', label: string, url: string, auth: string): Target {
   return {
-    key,
-    label,
-    origin,
-    method: 'POST',
-    path: pathname,
-    headers: { 'content-type': 'application/json', authorization: auth },
-    body: JSON.stringify({ query: QUERY, variables: { id: alertId } }),
+    ...graphqlPost(key, label, url, auth, { query: CATALOG }),
+    read(status, body) {
+      if (status !== 200) return `HTTP ${status}`
+      const parsed = parseJson(body) as { data?: { chartTypes?: { total?: unknown; items?: { id?: unknown }[] } }; errors?: unknown[] } | undefined
+      if (!parsed) return 'body is not JSON'
+      if (parsed.errors?.length) return 'GraphQL errors'
+      const page = parsed.data?.chartTypes
+      if (typeof page?.total !== 'number' || !page.items?.length) return 'no chart types in data'
+      return { total: page.total, ids: page.items.map((i) => String(i.id)).join(',') }
+    },
+  }
+}
+
+function graphqlTarget(key: 'a' | 'c' | 'd', label: string, url: string, alertId: string, auth: string): Target {
+  return {
+    ...graphqlPost(key, label, url, auth, { query: QUERY, variables: { id: alertId } }),
     read(status, body) {
       if (status !== 200) return `HTTP ${status}`
       const parsed = parseJson(body) as { data?: { alert?: Record<string, unknown> | null }; errors?: unknown[] } | undefined
@@ -114,7 +141,7 @@ function view(id: unknown, deviceId: unknown, priority: unknown, status: unknown
 }
 
 /** One request outside the load, checked in full, so a broken target stops the run early. */
-async function probe(target: Target): Promise<AlertView> {
+async function probe(target: Target): Promise<AlertView | CatalogView> {
   const response = await fetch(target.origin + target.path, {
     method: target.method,
     headers: target.headers,
@@ -292,7 +319,7 @@ function printTable(targets: Target[], results: Map<string, Measurement>) {
     const cpu = `${m.cpu.servers.map((c) => fmt(c, 0)).join(' + ')} | ${fmt(m.cpu.generator, 0)} | ${fmt(m.cpu.other, 0)}`
     console.log(`${pad(`(${t.key}) ${t.label}`, 38)}${lpad(fmt(m.requestsPerSecond, 0), 8)}${lpad(fmt(m.p50), 9)}${lpad(fmt(m.p99), 9)}${lpad(String(m.failures), 8)}${lpad(fmt(m.cpuPerRequest), 12)}   ${cpu}`)
   }
-  console.log(`CPU ms/req: server CPU time per response. CPU %: of one core over the measurement; (c) lists the stock gateway, then the subgraph's process.`)
+  console.log(`CPU ms/req: server CPU time per response. CPU %: of one core over the measurement; (c) lists the stock gateway, then the subgraph's process; (d) and (f) are a second Tessera process.`)
 
   for (const t of targets) {
     const m = results.get(t.key)!
@@ -304,12 +331,24 @@ function printTable(targets: Target[], results: Map<string, Measurement>) {
   const a = results.get('a')!
   const b = results.get('b')!
   const c = results.get('c')!
+  const d = results.get('d')!
+  const e = results.get('e')!
+  const f = results.get('f')!
   const throughput = a.requestsPerSecond / c.requestsPerSecond
   const latency = a.p50 / b.p50
   const verdict = (met: boolean) => (met ? 'met' : 'NOT MET')
   console.log()
   console.log(`${pad('(a)/(c) throughput', 22)}${lpad(`${fmt(throughput)}×`, 8)}   target ≥ ${TARGETS.throughputAC}×     ${verdict(throughput >= TARGETS.throughputAC)}`)
   console.log(`${pad('(a)/(b) p50 latency', 22)}${lpad(`${fmt(latency)}×`, 8)}   target ≤ ${TARGETS.latencyAB}×   ${verdict(latency <= TARGETS.latencyAB)}`)
+  // The fast path's effect: the same read, same run, with it on and off.
+  console.log('\nFast path on vs off (same run):')
+  const versus = (label: string, on: Measurement, off: Measurement) =>
+    console.log(
+      `  ${pad(label, 14)} req/s ${fmt(off.requestsPerSecond, 0)} → ${fmt(on.requestsPerSecond, 0)} (${fmt(on.requestsPerSecond / off.requestsPerSecond)}×)   ` +
+        `p50 ${fmt(off.p50)} → ${fmt(on.p50)} ms   CPU ms/req ${fmt(off.cpuPerRequest)} → ${fmt(on.cpuPerRequest)}`,
+    )
+  versus('alert (d→a)', a, d)
+  versus('catalog (f→e)', e, f)
 
   const disturbed = targets.filter((t) => results.get(t.key)!.cpu.other > OTHER_CPU_WARNING)
   if (disturbed.length) {
@@ -335,56 +374,55 @@ async function main() {
   // Children stay on loopback and their own fresh PGlite: no shared database, no Apollo usage
   // reporting, and no @apollo/gateway telemetry (it exports metrics and probes cloud metadata
   // endpoints; Tessera's gateway turns it off too, so both gateways run without it).
-  const base: NodeJS.ProcessEnv = { ...process.env, APOLLO_TELEMETRY_DISABLED: 'true' }
-  for (const name of ['DATABASE_URL', 'APOLLO_KEY', 'APOLLO_GRAPH_REF', 'APOLLO_GRAPH_ID']) delete base[name]
+  const base = benchBaseEnv()
 
   console.log('Starting Tessera (PGlite in a temp dir) and the stock subgraph…')
-  const { child: tesseraChild, ready: tesseraReady } = await startServer(['tessera'], {
-    ...base,
-    HOST: '127.0.0.1',
-    PORT: '0',
-    DATA_DIR: path.join(dir, 'data'),
-    LOG_LEVEL: 'silent',
-    TESSERA_API_KEY: apiKey,
-    TESSERA_SECRET_KEY: randomBytes(32).toString('hex'),
-    // The limiter must never answer 429 during a measurement.
-    TESSERA_RATE_LIMIT_MAX: '100000000',
-    // No escalation job may rewrite the alert mid-run (high priority escalates after 60 s).
-    TESSERA_ALERT_ESCALATE_HIGH_SECONDS: String(7 * 24 * 3600),
-    TESSERA_SHUTDOWN_GRACE_MS: '1000',
-  })
+  const tesseraEnv = (dataDir: string, extra: NodeJS.ProcessEnv = {}) => tesseraBenchEnv(base, path.join(dir, dataDir), apiKey, extra)
+  const { child: tesseraChild, ready: tesseraReady } = await startServer(['tessera'], tesseraEnv('data'))
   if (tesseraReady.role !== 'tessera') throw new BenchError('unexpected ready message from the tessera server')
+  console.log('Starting Tessera with the gateway fast path off…')
+  const { child: slowChild, ready: slowReady } = await startServer(['tessera'], tesseraEnv('data-slow', { TESSERA_GATEWAY_FAST_PATH: 'false' }))
+  if (slowReady.role !== 'tessera') throw new BenchError('unexpected ready message from the second tessera server')
 
   console.log('Starting the stock gateway…')
   const { child: stockChild, ready: stockReady } = await startServer(['stock-gateway', tesseraReady.stockSubgraphUrl], base)
   if (stockReady.role !== 'stock-gateway') throw new BenchError('unexpected ready message from the stock gateway')
 
-  // The one alert all three read, created through REST.
-  const created = await fetch(`${tesseraReady.tesseraUrl}/v1/medical/alert`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: auth },
-    body: JSON.stringify({ device_id: 'pump-1', priority: 'high' }),
-    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-  })
-  const createdBody = await created.text()
-  const alertId = (parseJson(createdBody) as { alert_id?: unknown } | undefined)?.alert_id
-  if (created.status !== 201 || typeof alertId !== 'string') throw new BenchError(`creating the alert failed: HTTP ${created.status} ${createdBody}`)
-  console.log(`Alert ${alertId} created; every target reads it.`)
+  // The one alert (a), (b) and (c) read, created through REST; (d) reads its twin in its own process.
+  const alertId = await createBenchAlert(jsonApi(tesseraReady.tesseraUrl, auth, REQUEST_TIMEOUT_MS))
+  const slowAlertId = await createBenchAlert(jsonApi(slowReady.tesseraUrl, auth, REQUEST_TIMEOUT_MS))
+  console.log(`Alert ${alertId} created; every target reads it (the fast-path-off process its twin ${slowAlertId}).`)
 
   const targets = [
     graphqlTarget('a', 'Tessera gateway', `${tesseraReady.tesseraUrl}/graphql`, alertId, auth),
     restTarget(tesseraReady.tesseraUrl, alertId, auth),
     graphqlTarget('c', 'stock gateway + subgraph (HTTP)', stockReady.url, alertId, auth),
+    graphqlTarget('d', 'Tessera gateway, fast path off', `${slowReady.tesseraUrl}/graphql`, slowAlertId, auth),
+    catalogTarget('e', 'catalog: Tessera gateway', `${tesseraReady.tesseraUrl}/graphql`, auth),
+    catalogTarget('f', 'catalog: Tessera, fast path off', `${slowReady.tesseraUrl}/graphql`, auth),
   ]
   // Which processes do the work for each target, for the CPU column.
-  const serversOf = { a: [tesseraChild], b: [tesseraChild], c: [stockChild, tesseraChild] }
+  const serversOf: Record<TargetKey, ChildProcess[]> = {
+    a: [tesseraChild],
+    b: [tesseraChild],
+    c: [stockChild, tesseraChild],
+    d: [slowChild],
+    e: [tesseraChild],
+    f: [slowChild],
+  }
 
   // Same read everywhere: a target answering something else would make the comparison moot.
+  // The twin alert differs only in its id and creation time.
   const views = await Promise.all(targets.map(probe))
-  const reference = JSON.stringify(views[0])
-  views.forEach((v, i) => {
-    if (JSON.stringify(v) !== reference) throw new BenchError(`(${targets[i]!.key}) reads ${JSON.stringify(v)}, (a) reads ${reference}`)
-  })
+  const same = (i: number, j: number, strip: (v: AlertView | CatalogView) => unknown = (v) => v) => {
+    if (JSON.stringify(strip(views[i]!)) !== JSON.stringify(strip(views[j]!))) {
+      throw new BenchError(`(${targets[i]!.key}) reads ${JSON.stringify(views[i])}, (${targets[j]!.key}) reads ${JSON.stringify(views[j])}`)
+    }
+  }
+  same(1, 0)
+  same(2, 0)
+  same(3, 0, (v) => ({ ...v, id: undefined, raisedAt: undefined }))
+  same(5, 4)
 
   const results = new Map<string, Measurement>()
   for (const target of targets) {
