@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto'
 import { Readable } from 'node:stream'
 import type { SqlExecutor } from '../db/database.js'
 import type { RawSqlClient } from '../events/event-bus.js'
+import type { QueueDefinition } from '../jobs/job-runner.js'
 import { parseRange, type ByteRange } from './byte-range.js'
 
 /** A stored file's facts (its bytes are read with {@link FileStore.open}). */
@@ -48,6 +49,8 @@ export interface FileStoreOptions {
 }
 
 export const DEFAULT_CHUNK_SIZE = 256 * 1024
+/** Unregistered chunks are swept once they are this old: longer than any upload or render takes. */
+export const ABANDONED_AFTER_HOURS = 24
 const HEAD_BYTES = 64 * 1024
 
 /**
@@ -144,6 +147,20 @@ export function createFileStore(db: SqlExecutor, options: FileStoreOptions = {})
       await db.query('DELETE FROM platform.file_chunks WHERE file_id = $1', [id])
     },
 
+    /**
+     * Deletes registered files, their rows and chunks, in the caller's transaction (a Prisma
+     * interactive transaction): the record that referred to them and its files go together, and
+     * no chunk is left behind for the sweep. Unknown ids are ignored. Returns how many files went.
+     */
+    async remove(client: RawSqlClient, ids: readonly string[]): Promise<number> {
+      let removed = 0
+      for (const id of new Set(ids)) {
+        removed += await client.$executeRawUnsafe('DELETE FROM platform.files WHERE id = $1::uuid', id)
+        await client.$executeRawUnsafe('DELETE FROM platform.file_chunks WHERE file_id = $1::uuid', id)
+      }
+      return removed
+    },
+
     /** A registered file's facts, or null. */
     async stat(id: string): Promise<StoredFileInfo | null> {
       const [row] = await db.query<{ id: string; service: string; content_type: string; size: string | number; sha256: string; chunk_size: number; created_at: Date | string }>(
@@ -205,24 +222,26 @@ export function createFileStore(db: SqlExecutor, options: FileStoreOptions = {})
     /**
      * Answers a download of a registered file: 200 with the whole file, 206 with the one range a
      * `Range` header asks for, or 416 for a range past the end. `Accept-Ranges`, `ETag` (the
-     * SHA-256) and `Content-Length` are always set.
+     * SHA-256) and `Content-Length` are always set. With `headersOnly` (an HTTP HEAD) the same
+     * status and headers come back without a body, and nothing is read.
      */
-    respond(info: StoredFileInfo, rangeHeader: string | undefined, headers: Record<string, string> = {}): FileResponse {
+    respond(info: StoredFileInfo, rangeHeader: string | undefined, headers: Record<string, string> = {}, options: { headersOnly?: boolean } = {}): FileResponse {
+      const body = (range?: ByteRange) => (options.headersOnly ? null : store.open(info, range))
       const base = { 'accept-ranges': 'bytes', etag: `"${info.sha256}"`, 'content-type': info.contentType, ...headers }
       const request = parseRange(rangeHeader, info.size)
       switch (request.kind) {
         case 'whole':
-          return { status: 200, headers: { ...base, 'content-length': String(info.size) }, body: store.open(info) }
+          return { status: 200, headers: { ...base, 'content-length': String(info.size) }, body: body() }
         case 'partial': {
           const { start, end } = request.range
           return {
             status: 206,
             headers: { ...base, 'content-length': String(end - start + 1), 'content-range': `bytes ${start}-${end}/${info.size}` },
-            body: store.open(info, request.range),
+            body: body(request.range),
           }
         }
         case 'unsatisfiable':
-          return { status: 416, headers: { ...base, 'content-range': `bytes */${info.size}` }, body: null }
+          return { status: 416, headers: { ...base, 'content-length': '0', 'content-range': `bytes */${info.size}` }, body: null }
       }
     },
 
@@ -237,6 +256,22 @@ export function createFileStore(db: SqlExecutor, options: FileStoreOptions = {})
         [olderThan],
       )
       return rows[0]?.n ?? 0
+    },
+
+    /**
+     * The hourly job (at `minute` past the hour) that runs {@link sweepAbandoned} for chunks
+     * older than {@link ABANDONED_AFTER_HOURS}, to define on a service's job runner under the
+     * service's own queue name: whichever services a process runs, one of them sweeps.
+     */
+    sweepJob(name: string, minute: number): QueueDefinition<unknown> {
+      return {
+        name,
+        cron: `${minute} * * * *`,
+        pollingIntervalSeconds: 60,
+        handle: async () => {
+          await store.sweepAbandoned(new Date(now().getTime() - ABANDONED_AFTER_HOURS * 3600_000))
+        },
+      }
     },
   }
   return store

@@ -26,17 +26,6 @@ const videoParams = { type: 'object', required: ['videoId'], properties: { video
 const contentParams = { type: 'object', required: ['contentId'], properties: { contentId: { type: 'string', minLength: 1, maxLength: 100 } } } as const
 const metadata = { type: 'object', properties: { subject: { type: ['string', 'null'] }, gradeLevel: { type: ['string', 'null'] }, standards: { type: 'array', items: { type: 'string' } } } } as const
 
-/**
- * A single `Range: bytes=…` (RFC 9110 §14.1.2): `start-`, `start-end` or `-suffix`. Several
- * ranges or another unit are answered with the whole file (undefined); a malformed one too.
- */
-function parseRange(header: string | undefined): { start: number; end?: number } | { suffix: number } | undefined {
-  const m = header ? /^bytes=(\d*)-(\d*)$/.exec(header.trim()) : null
-  if (!m || (!m[1] && !m[2])) return undefined
-  if (!m[1]) return { suffix: Number(m[2]) }
-  return { start: Number(m[1]), ...(m[2] ? { end: Number(m[2]) } : {}) }
-}
-
 /** A stored item as the interface shows it: its content object, metadata, and where it came from. */
 const itemBody = (item: ContentRecord) => ({
   id: item.id,
@@ -149,14 +138,10 @@ export const contentService = defineService(contentCore, {
         params: { type: 'object', required: ['videoId', 'file'], properties: { videoId: { type: 'string', maxLength: 100 }, file: { type: 'string', enum: Object.keys(VIDEO_FILES) as VideoFileName[] } } },
       } as const,
     }, async (request, reply) => {
-      const range = parseRange(request.headers.range)
-      const file = await domain.openVideoFile(request.principal, request.params.videoId, request.params.file, range ?? undefined)
-      reply.header('accept-ranges', 'bytes').header('content-type', file.contentType)
-      if (!file.satisfiable) return reply.code(416).header('content-range', `bytes */${file.size}`).send()
-      const partial = range !== null && range !== undefined
-      reply.code(partial ? 206 : 200).header('content-length', String(file.end - file.start + 1))
-      if (partial) reply.header('content-range', `bytes ${file.start}-${file.end}/${file.size}`)
-      return reply.send(Readable.from(file.chunks))
+      const file = await domain.downloadVideoFile(request.principal, request.params.videoId, request.params.file, request.headers.range, { headersOnly: request.method === 'HEAD' })
+      reply.code(file.status).headers(file.headers)
+      // Without a body (HEAD, 416) an empty stream keeps the Content-Length the file store set.
+      return reply.send(file.body ?? Readable.from([]))
     })
 
     app.get(`${BASE}/topics`, {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { hasScope, type Principal } from '../../platform/auth/scopes.js'
 import { outboxRow, writeOutbox, type EventBus } from '../../platform/events/event-bus.js'
 import { mapAsyncIterator } from '../../platform/events/map-async-iterator.js'
+import type { FileStore } from '../../platform/files/index.js'
 import type { RateLimitPolicy } from '../../platform/rate-limit/rate-limiter.js'
 import { CONTENT_PAGE, CONTENT_TYPES, isContentId, parseContentInput, type ContentInput, type ContentType } from './content-library.js'
 import { parseAssessmentRequest, parseLessonRequest, parseProblemsRequest } from './content-input.js'
@@ -15,7 +16,7 @@ import { createProviderEngine, type ProviderConfig } from './engine/provider-eng
 import { contentErrors as errors } from './errors.js'
 import type { Prisma, PrismaClient } from './generated/prisma/client.js'
 import type { ContentScope } from './scopes.js'
-import { createVideoFeature } from './video/video-service.js'
+import { createVideoFeature, videoFileIds } from './video/video-service.js'
 import type { JobRunner } from '../../platform/jobs/job-runner.js'
 import { validateContent, type ValidationReport } from './validation/content-validator.js'
 
@@ -78,6 +79,8 @@ export interface ContentServiceDeps {
   prisma: PrismaClient
   events: EventBus
   jobs: JobRunner
+  /** The platform file store that keeps rendered videos' files. */
+  files: FileStore
   /** The optional chat-completions provider. */
   provider?: ProviderConfig
   /** Replaces `fetch` for the provider (tests). */
@@ -170,7 +173,7 @@ export function createContentService(deps: ContentServiceDeps) {
     return row
   }
 
-  const video = createVideoFeature({ prisma, jobs: deps.jobs, authorize })
+  const video = createVideoFeature({ prisma, jobs: deps.jobs, files: deps.files, authorize })
 
   return {
     ...video,
@@ -231,11 +234,14 @@ export function createContentService(deps: ContentServiceDeps) {
       return toRecord(row)
     },
 
-    /** DELETE /content/{id}. */
+    /** DELETE /content/{id}: the item, and a video's files with it in one transaction. */
     async deleteContent(actor: Principal | null, id: string): Promise<void> {
       authorize(actor, 'content:write')
       const row = await findItem(id)
-      await prisma.contentItem.delete({ where: { id: row.id } })
+      await prisma.$transaction(async (tx) => {
+        await tx.contentItem.delete({ where: { id: row.id } })
+        await deps.files.remove(tx, videoFileIds(row))
+      })
     },
 
     /** GET /content/{id}. */

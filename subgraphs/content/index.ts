@@ -1,3 +1,4 @@
+import { createFileStore } from '../../platform/files/index.js'
 import { defineServiceCore } from '../../platform/service-kit/index.js'
 import { createContentService } from './content-service.js'
 import { loadProviderConfig } from './engine/provider-engine.js'
@@ -27,7 +28,7 @@ export const contentCore = defineServiceCore({
   scopes: CONTENT_SCOPES,
   errors: contentErrors,
   prisma: PrismaClient,
-  createDomain: ({ runtime, prisma }) => createContentService({ prisma, events: runtime.events, jobs: runtime.jobs, provider: loadProviderConfig(runtime.env) }),
+  createDomain: ({ runtime, prisma }) => createContentService({ prisma, events: runtime.events, jobs: runtime.jobs, files: createFileStore(runtime.db), provider: loadProviderConfig(runtime.env) }),
   jobs: (domain, jobs) => domain.defineJobs(jobs),
   resolvers: createContentResolvers,
 })

@@ -452,11 +452,8 @@ export function createHeritageService(deps: HeritageServiceDeps) {
       const response = files.respond(info, range, {
         'content-disposition': `inline; filename="${(model.fileName ?? `${model.id}.${model.container}`).replace(/[^\w.-]/g, '_')}"`,
         'cache-control': 'private, max-age=3600',
-      })
-      if (options.headersOnly) {
-        response.body?.destroy()
-        return { ...response, body: null }
-      }
+      }, options)
+      if (options.headersOnly) return response
       if (response.status === 200 || (response.status === 206 && /^bytes=0-/.test(range ?? ''))) await record([artifactId], 'modelDownloads')
       return response
     },

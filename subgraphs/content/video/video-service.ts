@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto'
 import type { Principal } from '../../../platform/auth/scopes.js'
 import type { ValidationIssue } from '../../../platform/errors.js'
 import { outboxRow, writeOutbox } from '../../../platform/events/event-bus.js'
+import type { FileResponse, FileStore, StagedFile } from '../../../platform/files/index.js'
 import type { JobRunner } from '../../../platform/jobs/job-runner.js'
 import { isContentId } from '../content-library.js'
 import { contentErrors as errors } from '../errors.js'
-import type { Prisma, PrismaClient } from '../generated/prisma/client.js'
+import type { ContentItem as Row, Prisma, PrismaClient } from '../generated/prisma/client.js'
 import { ACCENTS, VIDEO_LANGUAGES, type VideoLanguage, type VoiceOptions } from './speech.js'
 import { renderVideo, sentences, SENTENCE_PAUSE, VIDEO_STYLES, type RenderedVideo, type VideoStyle } from './video-renderer.js'
 
@@ -13,12 +14,15 @@ import { renderVideo, sentences, SENTENCE_PAUSE, VIDEO_STYLES, type RenderedVide
 export const VIDEO_LIMITS = { scriptChars: 20_000, minDuration: 5, maxDuration: 1800, minSpeed: 0.5, maxSpeed: 2 } as const
 /** espeak-ng's speaking rate at speed 1, words per minute. */
 export const BASE_WPM = 175
-/** Bytes per stored chunk of a video file. */
-export const CHUNK_BYTES = 256 * 1024
 /** The files of a rendered video. */
 export const VIDEO_FILES = { 'video.mp4': 'video/mp4', 'thumbnail.png': 'image/png', 'captions.vtt': 'text/vtt; charset=utf-8' } as const
 /** A file name of a rendered video. */
 export type VideoFileName = keyof typeof VIDEO_FILES
+/** The content item's column that holds each file's id in the platform file store. */
+export const VIDEO_FILE_COLUMNS = { 'video.mp4': 'videoFileId', 'thumbnail.png': 'thumbnailFileId', 'captions.vtt': 'captionsFileId' } as const satisfies Record<VideoFileName, string>
+/** The ids of a content item's files in the platform file store (none unless it is a ready video). */
+export const videoFileIds = (row: Pick<Row, 'videoFileId' | 'thumbnailFileId' | 'captionsFileId'>) =>
+  [row.videoFileId, row.thumbnailFileId, row.captionsFileId].filter((id): id is string => id !== null)
 /** The queue that renders videos. */
 export const RENDER_QUEUE = 'content-render-video'
 
@@ -103,6 +107,8 @@ export function parseVideoRequest(input: Record<string, unknown>) {
 export interface VideoFeatureDeps {
   prisma: PrismaClient
   jobs: JobRunner
+  /** The platform file store the rendered files are written to and served from. */
+  files: FileStore
   authorize(actor: Principal | null, scope: 'content:read' | 'content:generate'): Principal
   /** Replaces the renderer (tests of the job's bookkeeping). */
   render?: typeof renderVideo
@@ -110,21 +116,13 @@ export interface VideoFeatureDeps {
 
 /** POST /generate/video as a job, the video's state, and its files served in ranges. */
 export function createVideoFeature(deps: VideoFeatureDeps) {
-  const { prisma, jobs } = deps
+  const { prisma, jobs, files } = deps
   const render = deps.render ?? renderVideo
 
   const load = async (id: string) => {
     const row = isContentId(id) ? await prisma.contentItem.findUnique({ where: { id } }) : null
     if (!row || row.type !== 'video') throw errors.create('NOT_FOUND', `No video with id ${id}`, { field: 'videoId', videoId: id })
     return row
-  }
-
-  const storeFiles = async (tx: Prisma.TransactionClient, id: string, files: Array<[VideoFileName, Buffer]>) => {
-    for (const [name, data] of files) {
-      for (let i = 0, chunk = 0; i < data.length || chunk === 0; i += CHUNK_BYTES, chunk++) {
-        await tx.videoFileChunk.create({ data: { videoId: id, name, chunk, data: new Uint8Array(data.subarray(i, i + CHUNK_BYTES)) } })
-      }
-    }
   }
 
   /** Renders one video and records the outcome with its event; safe to run twice. */
@@ -162,21 +160,33 @@ export function createVideoFeature(deps: VideoFeatureDeps) {
         slides: rendered.slides,
       },
     }
-    const files: Array<[VideoFileName, Buffer]> = [['video.mp4', rendered.mp4], ['thumbnail.png', rendered.thumbnail]]
-    if (rendered.vtt !== null) files.push(['captions.vtt', Buffer.from(rendered.vtt)])
-    await prisma.$transaction(async (tx) => {
-      // A second run after a crash replaces what a first one may have left.
-      await tx.videoFileChunk.deleteMany({ where: { videoId } })
-      await storeFiles(tx, videoId, files)
-      await tx.contentItem.update({ where: { id: videoId }, data: { body: ready as unknown as Prisma.InputJsonValue, updatedAt: new Date() } })
-      await writeOutbox(tx, 'content', [outboxRow('content.generated', videoId, { contentId: videoId, status: 'ready', type: 'video', title: row.title })])
-    })
+    const outputs: Array<[VideoFileName, Buffer]> = [['video.mp4', rendered.mp4], ['thumbnail.png', rendered.thumbnail]]
+    if (rendered.vtt !== null) outputs.push(['captions.vtt', Buffer.from(rendered.vtt)])
+    // The bytes go in before the transaction (the store writes chunk by chunk, never inside one);
+    // they become files only when the transaction that marks the video ready registers them.
+    const staged: Array<[VideoFileName, StagedFile]> = []
+    try {
+      for (const [name, data] of outputs) staged.push([name, await files.write([data])])
+      await prisma.$transaction(async (tx) => {
+        for (const [name, file] of staged) await files.register(tx, file, { service: 'content', contentType: VIDEO_FILES[name] })
+        const ids = Object.fromEntries(staged.map(([name, file]) => [VIDEO_FILE_COLUMNS[name], file.id]))
+        // Only a video still without files turns ready: a second run after a crash, or an item
+        // deleted meanwhile, changes nothing and its bytes are discarded below.
+        const { count } = await tx.contentItem.updateMany({ where: { id: videoId, videoFileId: null }, data: { ...ids, body: ready as unknown as Prisma.InputJsonValue, updatedAt: new Date() } })
+        if (count !== 1) throw new VideoAlreadySettled()
+        await writeOutbox(tx, 'content', [outboxRow('content.generated', videoId, { contentId: videoId, status: 'ready', type: 'video', title: row.title })])
+      })
+    } catch (error) {
+      await Promise.all(staged.map(([, file]) => files.discard(file.id).catch(() => undefined)))
+      if (!(error instanceof VideoAlreadySettled)) throw error
+    }
   }
 
   return {
-    /** Registers the render queue: one render at a time per worker, retried once after a crash. */
+    /** Registers the render queue (one render at a time per worker, retried once after a crash) and the hourly sweep of abandoned file chunks. */
     defineJobs(runner: JobRunner) {
       runner.define<{ videoId: string }>({ name: RENDER_QUEUE, handle: renderJob, retryLimit: 1, pollingIntervalSeconds: 0.5, expireInSeconds: 30 * 60 })
+      runner.define(files.sweepJob('content.sweep-abandoned-files', 47))
     },
 
     /** POST /generate/video: the video in state `processing`, its render enqueued with it. */
@@ -215,27 +225,21 @@ export function createVideoFeature(deps: VideoFeatureDeps) {
     },
 
     /**
-     * One file of a ready video, streamed chunk by chunk: the whole file, or the bytes
-     * `start`–`end` (inclusive) of a range request. 404 before the video is ready.
+     * One file of a ready video for download through the platform file store: the whole file,
+     * the one byte range a `Range` header asks for (206), or 416 past its end; with
+     * `headersOnly` (HEAD) the headers alone. 404 before the video is ready.
      */
-    async openVideoFile(actor: Principal | null, id: string, name: VideoFileName, range?: { start: number; end?: number } | { suffix: number }) {
+    async downloadVideoFile(actor: Principal | null, id: string, name: VideoFileName, range: string | undefined, options: { headersOnly?: boolean } = {}): Promise<FileResponse> {
       deps.authorize(actor, 'content:read')
-      const video = (await load(id)).body as unknown as VideoRecord
-      const sizes = await prisma.$queryRaw<Array<{ size: bigint }>>`SELECT COALESCE(SUM(length(data)), 0)::bigint AS size FROM content.video_files WHERE video_id = ${id}::uuid AND name = ${name}`
-      const size = Number(sizes[0]?.size ?? 0)
-      if (video.status !== 'ready' || size === 0) throw errors.create('NOT_FOUND', video.status === 'ready' ? `Video ${id} has no ${name}` : `Video ${id} is ${video.status}; its files exist once it is ready`, { field: 'videoId', status: video.status })
-      const start = !range ? 0 : 'suffix' in range ? Math.max(0, size - range.suffix) : range.start
-      const end = !range || 'suffix' in range ? size - 1 : Math.min(range.end ?? size - 1, size - 1)
-      if (range && (start >= size || start > end)) return { size, contentType: VIDEO_FILES[name], satisfiable: false as const }
-      async function* chunks() {
-        for (let chunk = Math.floor(start / CHUNK_BYTES); chunk <= Math.floor(end / CHUNK_BYTES); chunk++) {
-          const row = await prisma.videoFileChunk.findUnique({ where: { videoId_name_chunk: { videoId: id, name, chunk } } })
-          if (!row) return
-          const from = chunk * CHUNK_BYTES
-          yield Buffer.from(row.data).subarray(Math.max(0, start - from), end - from + 1)
-        }
-      }
-      return { size, contentType: VIDEO_FILES[name], satisfiable: true as const, start, end, chunks: chunks() }
+      const row = await load(id)
+      const video = row.body as unknown as VideoRecord
+      const fileId = row[VIDEO_FILE_COLUMNS[name]]
+      const info = video.status === 'ready' && fileId ? await files.stat(fileId) : null
+      if (!info) throw errors.create('NOT_FOUND', video.status === 'ready' ? `Video ${id} has no ${name}` : `Video ${id} is ${video.status}; its files exist once it is ready`, { field: 'videoId', status: video.status })
+      return files.respond(info, range, {}, options)
     },
   }
 }
+
+/** Thrown inside the ready transaction when another run already settled the video. */
+class VideoAlreadySettled extends Error {}
