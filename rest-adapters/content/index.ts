@@ -2,7 +2,9 @@ import { Readable } from 'node:stream'
 import type { FastifyReply } from 'fastify'
 import { defineService } from '../../platform/service-kit/index.js'
 import {
+  ANALYTICS_BLOCKS,
   CONTENT_PAGE,
+  EVENT_LIMITS,
   CONTENT_TYPES,
   GENERATION_LIMITS,
   PROBLEM_FORMATS,
@@ -228,6 +230,26 @@ export const contentService = defineService(contentCore, {
     }, async (request, reply) => {
       await domain.deleteContent(request.principal, request.params.contentId)
       return reply.code(204).send()
+    })
+
+    app.post(`${BASE}/events`, {
+      config: { scope: 'content:events' },
+      schema: {
+        summary: `Record learner events, idempotent on each event id (extension; up to ${EVENT_LIMITS.batch} a batch)`,
+        body: { type: 'object', required: ['events'], additionalProperties: false, properties: { events: { type: 'array' } } },
+      } as const,
+    }, async (request) => domain.recordEvents(request.principal, request.body))
+
+    app.get(`${BASE}/analytics/:contentId`, {
+      config: { scope: 'content:read' },
+      schema: {
+        summary: `Engagement, effectiveness and usage of a content item over a time range (metrics: ${ANALYTICS_BLOCKS.join(', ')})`,
+        params: contentParams,
+        querystring: { type: 'object', additionalProperties: false, properties: { timeRange: { type: 'string', maxLength: 100 }, metrics: { type: 'string', maxLength: 200 } } },
+      } as const,
+    }, async (request) => {
+      const report = await domain.getAnalytics(request.principal, request.params.contentId, request.query)
+      return { ...report, timeRange: { start: report.timeRange.start.toISOString(), end: report.timeRange.end.toISOString() } }
     })
   },
 })

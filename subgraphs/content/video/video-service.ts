@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto'
-import type { Principal } from '../../../platform/auth/scopes.js'
+import type { Environment, Principal } from '../../../platform/auth/scopes.js'
 import type { ValidationIssue } from '../../../platform/errors.js'
-import { outboxRow, writeOutbox } from '../../../platform/events/event-bus.js'
+import { writeOutbox } from '../../../platform/events/event-bus.js'
+import { CONTENT_EVENTS, contentEvent } from '../events.js'
 import type { JobRunner } from '../../../platform/jobs/job-runner.js'
 import { isContentId } from '../content-library.js'
 import { contentErrors as errors } from '../errors.js'
@@ -128,7 +129,7 @@ export function createVideoFeature(deps: VideoFeatureDeps) {
   }
 
   /** Renders one video and records the outcome with its event; safe to run twice. */
-  const renderJob = async ({ videoId }: { videoId: string }) => {
+  const renderJob = async ({ videoId, environment = 'production' }: { videoId: string; environment?: Environment }) => {
     const row = await prisma.contentItem.findUnique({ where: { id: videoId } })
     if (!row) return
     const video = row.body as unknown as VideoRecord
@@ -141,7 +142,7 @@ export function createVideoFeature(deps: VideoFeatureDeps) {
       const failed: VideoRecord = { ...video, status: 'failed', error: `Rendering failed: ${(error as Error).message}` }
       await prisma.$transaction(async (tx) => {
         await tx.contentItem.update({ where: { id: videoId }, data: { body: failed as unknown as Prisma.InputJsonValue, updatedAt: new Date() } })
-        await writeOutbox(tx, 'content', [outboxRow('content.generated', videoId, { contentId: videoId, status: 'failed', type: 'video', title: row.title })])
+        await writeOutbox(tx, 'content', [contentEvent(CONTENT_EVENTS.generated, environment, { contentId: videoId, status: 'failed', type: 'video', title: row.title })])
       })
       return
     }
@@ -169,14 +170,14 @@ export function createVideoFeature(deps: VideoFeatureDeps) {
       await tx.videoFileChunk.deleteMany({ where: { videoId } })
       await storeFiles(tx, videoId, files)
       await tx.contentItem.update({ where: { id: videoId }, data: { body: ready as unknown as Prisma.InputJsonValue, updatedAt: new Date() } })
-      await writeOutbox(tx, 'content', [outboxRow('content.generated', videoId, { contentId: videoId, status: 'ready', type: 'video', title: row.title })])
+      await writeOutbox(tx, 'content', [contentEvent(CONTENT_EVENTS.generated, environment, { contentId: videoId, status: 'ready', type: 'video', title: row.title })])
     })
   }
 
   return {
     /** Registers the render queue: one render at a time per worker, retried once after a crash. */
     defineJobs(runner: JobRunner) {
-      runner.define<{ videoId: string }>({ name: RENDER_QUEUE, handle: renderJob, retryLimit: 1, pollingIntervalSeconds: 0.5, expireInSeconds: 30 * 60 })
+      runner.define<{ videoId: string; environment?: Environment }>({ name: RENDER_QUEUE, handle: renderJob, retryLimit: 1, pollingIntervalSeconds: 0.5, expireInSeconds: 30 * 60 })
     },
 
     /** POST /generate/video: the video in state `processing`, its render enqueued with it. */
@@ -203,7 +204,8 @@ export function createVideoFeature(deps: VideoFeatureDeps) {
         await tx.contentItem.create({
           data: { id: video.id, type: 'video', title: request.topic, standards: [], body: video as unknown as Prisma.InputJsonValue, metadata: {}, origin: 'generated', engine: 'offline', createdBy: caller.id },
         })
-        await jobs.send(RENDER_QUEUE, { videoId: video.id }, { tx })
+        // The event it ends with goes to the webhooks of the caller's environment.
+        await jobs.send(RENDER_QUEUE, { videoId: video.id, environment: caller.environment }, { tx })
       })
       return video
     },
