@@ -15,7 +15,7 @@ import { createProviderEngine, type ProviderConfig } from './engine/provider-eng
 import { contentErrors as errors } from './errors.js'
 import type { Prisma, PrismaClient } from './generated/prisma/client.js'
 import type { ContentScope } from './scopes.js'
-import { CONTENT_EVENTS, contentEvent, type ContentEventData } from './events.js'
+import { CONTENT_EVENT_TYPES, CONTENT_EVENTS, contentEvent, type ContentEventData } from './events.js'
 import type { Webhooks } from '../../platform/webhooks/index.js'
 import { createWebhooksFeature } from './webhooks-feature.js'
 import { createLearningFeature } from './learning/learning-feature.js'
@@ -161,6 +161,14 @@ export function createContentService(deps: ContentServiceDeps) {
     })
   }
 
+  const watchEvents = (actor: Principal | null, types: readonly string[]): AsyncIterable<ContentEventRecord> => {
+    const caller = authorize(actor, 'content:read')
+    const unknown = types.flatMap((t, i) => ((CONTENT_EVENT_TYPES as readonly string[]).includes(t) ? [] : [{ field: `events[${i}]`, message: `must be one of: ${CONTENT_EVENT_TYPES.join(', ')}` }]))
+    if (unknown.length) throw errors.invalid(unknown)
+    const stream = deps.events.subscribe<{ environment?: string; data: ContentEventData }>({ schema: 'content', types, where: (e) => (e.payload as { environment?: string }).environment === caller.environment })
+    return mapAsyncIterator(stream, (e) => ({ event: e.type, contentId: e.payload.data.contentId, status: e.payload.data.status, timestamp: new Date(e.occurredAt) }))
+  }
+
   const findItem = async (id: string): Promise<Row> => {
     const row = isContentId(id) ? await prisma.contentItem.findUnique({ where: { id } }) : null
     if (!row) throw errors.create('NOT_FOUND', `No content with id ${id}`, { field: 'contentId', contentId: id })
@@ -271,11 +279,14 @@ export function createContentService(deps: ContentServiceDeps) {
       return { items: rows.map(toRecord), page, limit, total }
     },
 
-    /** Live content events for GraphQL subscriptions. */
+    /** Live `content.generated` events for GraphQL subscriptions. */
     watchGenerated(actor: Principal | null): AsyncIterable<ContentEventRecord> {
-      authorize(actor, 'content:read')
-      const stream = deps.events.subscribe<{ data: ContentEventData }>({ schema: 'content', types: [CONTENT_EVENTS.generated] })
-      return mapAsyncIterator(stream, (e) => ({ event: e.type, contentId: e.payload.data.contentId, status: e.payload.data.status, timestamp: new Date(e.occurredAt) }))
+      return watchEvents(actor, [CONTENT_EVENTS.generated])
+    },
+
+    /** Live content events of the caller's environment: what webhooks deliver, for GraphQL subscriptions. */
+    watchEvents(actor: Principal | null, types?: readonly string[] | null): AsyncIterable<ContentEventRecord> {
+      return watchEvents(actor, types?.length ? types : CONTENT_EVENT_TYPES)
     },
   }
 }

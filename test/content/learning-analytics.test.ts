@@ -131,6 +131,26 @@ describe('learner events and content analytics', () => {
     expectError(await call('GET', `/analytics/${contentId}`, undefined, {}), 401, 'UNAUTHORIZED')
   })
 
+  it('records events and reads analytics over GraphQL with the same rules', async () => {
+    const gql = async (query: string, variables: object) => (await t.app.inject({ method: 'POST', url: '/graphql', headers: t.auth, payload: { query, variables } })).json()
+    const record = 'mutation($events: [LearningEventInput!]!) { recordLearningEvents(events: $events) { received recorded duplicates } }'
+    const event = { id: randomUUID(), studentId: 'G', contentId, verb: 'rated', timestamp: '2026-11-21T10:00:00Z', rating: 2 }
+    expect((await gql(record, { events: [event] })).data.recordLearningEvents).toEqual({ received: 1, recorded: 1, duplicates: 0 })
+    expect((await gql(record, { events: [event] })).data.recordLearningEvents).toEqual({ received: 1, recorded: 0, duplicates: 1 })
+    const bad = await gql(record, { events: [{ ...event, id: randomUUID(), rating: 9 }] })
+    expect(bad.errors[0].extensions).toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'events[0].rating' } })
+    const read = 'query($id: ID!, $range: String, $metrics: String) { contentAnalytics(contentId: $id, timeRange: $range, metrics: $metrics) { contentId timeRange { start end } engagement { views } effectiveness { satisfactionScore ratings } usage { totalStudents } } }'
+    const res = await gql(read, { id: contentId, range: '2026-11-21/P1D', metrics: 'effectiveness,usage' })
+    expect(res.data.contentAnalytics).toEqual({
+      contentId,
+      timeRange: { start: '2026-11-21T00:00:00.000Z', end: '2026-11-22T00:00:00.000Z' },
+      engagement: null,
+      effectiveness: { satisfactionScore: 2, ratings: 1 },
+      usage: { totalStudents: 1 },
+    })
+    expect((await gql(read, { id: contentId, range: 'soon' })).errors[0].extensions).toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'timeRange' } })
+  })
+
   it('deletes an item’s events with it', async () => {
     const item = (await call('POST', '/content', { type: 'article', title: 'Scratch', content: { text: 'x' } })).json()
     await call('POST', '/events', { events: [{ id: randomUUID(), studentId: 'Z', contentId: item.id, verb: 'viewed', timestamp: '2026-11-20T10:00:00Z' }] })
