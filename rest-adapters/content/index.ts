@@ -295,6 +295,24 @@ export const contentService = defineService(contentCore, {
       } as const,
     }, async (request, reply) => reply.code(202).send(await domain.redeliverWebhook(request.principal, request.params.webhookId, request.params.deliveryId)))
 
+    app.post(`${BASE}/recommendations`, {
+      config: { scope: 'content:read' },
+      schema: {
+        summary: 'Stored content ranked for a student by mastery, prerequisites, difficulty and time',
+        body: {
+          type: 'object',
+          required: ['studentId', 'currentTopic'],
+          additionalProperties: false,
+          properties: {
+            studentId: { type: 'string' },
+            currentTopic: { type: 'string' },
+            context: { type: 'object', additionalProperties: false, properties: { timeAvailable: { type: 'number' }, objectives: texts } },
+            limit: { type: 'integer' },
+          },
+        },
+      } as const,
+    }, async (request) => domain.recommendations(request.principal, request.body))
+
     app.get(`${BASE}/analytics/:contentId`, {
       config: { scope: 'content:read' },
       schema: {

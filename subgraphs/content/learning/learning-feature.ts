@@ -7,6 +7,19 @@ import type { PrismaClient } from '../generated/prisma/client.js'
 import type { ContentScope } from '../scopes.js'
 import { computeAnalytics, parseMetrics, parseTimeRange, type ContentAnalytics } from './content-analytics.js'
 import { parseLearningEvents } from './learning-events.js'
+import { estimateMastery, parseRecommendationRequest, recommend, type Candidate, type Mastery, type Recommendation } from './recommender.js'
+
+/** The newest items considered by the recommender. */
+export const CANDIDATE_LIMIT = 2000
+
+/** The answer of POST /recommendations. */
+export interface RecommendationsReport {
+  studentId: string
+  currentTopic: string
+  /** (extension) The student's estimated mastery per topic, from their results. */
+  mastery: Mastery[]
+  recommendations: Recommendation[]
+}
 
 /** `analytics.updated` fires at most once per item in this span. */
 export const ANALYTICS_NOTICE_MS = 60_000
@@ -62,6 +75,33 @@ export function createLearningFeature(deps: LearningFeatureDeps) {
         }
         return { received: events.length, recorded: count, duplicates: events.length - count }
       })
+    },
+
+    /**
+     * POST /recommendations: stored items ranked for a student from their recorded results
+     * (Elo mastery per topic), the topic's prerequisites, difficulty and the time available.
+     */
+    async recommendations(actor: Principal | null, input: Record<string, unknown>): Promise<RecommendationsReport> {
+      deps.authorize(actor, 'content:read')
+      const request = parseRecommendationRequest(input)
+      const select = { id: true, type: true, title: true, subject: true, body: true, metadata: true } as const
+      const toCandidate = (r: { id: string; type: string; title: string; subject: string | null; body: unknown; metadata: unknown }): Candidate => ({ ...r, body: (r.body ?? {}) as Record<string, unknown>, metadata: (r.metadata ?? {}) as Record<string, unknown> })
+      const [rows, events] = await Promise.all([
+        prisma.contentItem.findMany({ select, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], take: CANDIDATE_LIMIT }),
+        prisma.learningEvent.findMany({ where: { studentId: request.studentId, verb: { in: ['answered', 'scored', 'completed'] } }, select: { contentId: true, verb: true, score: true, occurredAt: true } }),
+      ])
+      const items = new Map(rows.map((r) => [r.id, toCandidate(r)]))
+      const absent = [...new Set(events.map((e) => e.contentId))].filter((id) => !items.has(id))
+      if (absent.length) for (const r of await prisma.contentItem.findMany({ where: { id: { in: absent } }, select })) items.set(r.id, toCandidate(r))
+      const results = events.filter((e) => e.verb !== 'completed' && e.score !== null).map((e) => ({ contentId: e.contentId, score: e.score!, occurredAt: e.occurredAt }))
+      const mastery = estimateMastery(results, items)
+      const completed = new Set(events.filter((e) => e.verb === 'completed').map((e) => e.contentId))
+      return {
+        studentId: request.studentId,
+        currentTopic: request.currentTopic,
+        mastery: [...mastery.values()],
+        recommendations: recommend(request, rows.map((r) => items.get(r.id)!), mastery, completed),
+      }
     },
 
     /** GET /analytics/{contentId}: the selected blocks over the range, from the recorded events. */
