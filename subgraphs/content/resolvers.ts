@@ -17,6 +17,10 @@ export function createContentResolvers(service: ContentService): Resolvers {
       contentItem: (_, { id }, ctx) => service.getContent(ctx.actor, id),
       contentItems: (_, args, ctx) => service.listContent(ctx.actor, args),
       contentVideo: (_, { id }, ctx) => service.getVideo(ctx.actor, id),
+      contentRecommendations: (_, { input }, ctx) => {
+        const { timeAvailable, objectives, ...rest } = input
+        return service.recommendations(ctx.actor, defined({ ...rest, context: defined({ timeAvailable, objectives }) }))
+      },
       contentAnalytics: (_, { contentId, timeRange, metrics }, ctx) => service.getAnalytics(ctx.actor, contentId, { timeRange, metrics }),
     },
     Mutation: {

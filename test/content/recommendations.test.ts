@@ -64,6 +64,16 @@ describe('mastery-based recommendations', () => {
     expect(names(body.recommendations)).not.toContain('probability')
   })
 
+  it('answers the same over GraphQL', async () => {
+    const query = 'query($input: RecommendationsInput!) { contentRecommendations(input: $input) { mastery { topic mastery results } recommendations { contentId relevance reason } } }'
+    const gql = async (input: object) => (await t.app.inject({ method: 'POST', url: '/graphql', headers: t.auth, payload: { query, variables: { input } } })).json()
+    const rest = (await call('POST', '/recommendations', { studentId: 'weak', currentTopic: 'fractions', context: { timeAvailable: 15 } })).json()
+    const res = await gql({ studentId: 'weak', currentTopic: 'fractions', timeAvailable: 15 })
+    expect(res.data.contentRecommendations.mastery).toEqual(rest.mastery)
+    expect(res.data.contentRecommendations.recommendations).toEqual(rest.recommendations.map((r: { contentId: string; relevance: number; reason: string }) => ({ contentId: r.contentId, relevance: r.relevance, reason: r.reason })))
+    expect((await gql({ studentId: 's', currentTopic: 'fractions', limit: 0 })).errors[0].extensions).toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'limit' } })
+  })
+
   it('refuses bad requests naming the field', async () => {
     expectError(await call('POST', '/recommendations', { currentTopic: 'fractions' }), 400, 'INVALID_REQUEST', 'studentId')
     expectError(await call('POST', '/recommendations', { studentId: 's', currentTopic: ' ' }), 400, 'INVALID_REQUEST', 'currentTopic')

@@ -379,6 +379,8 @@ export type Query = {
   contentItem?: Maybe<ContentItem>;
   /** Content items, newest first; page 1 and 20 items by default, at most 100 (needs content:read). */
   contentItems: ContentPage;
+  /** Stored content ranked for a student, as POST /recommendations (needs content:read). */
+  contentRecommendations: Recommendations;
   /** A video and its rendering state (needs content:read). */
   contentVideo?: Maybe<Video>;
 };
@@ -405,8 +407,44 @@ export type QueryContentItemsArgs = {
 };
 
 
+export type QueryContentRecommendationsArgs = {
+  input: RecommendationsInput;
+};
+
+
 export type QueryContentVideoArgs = {
   id: Scalars['ID']['input'];
+};
+
+export type Recommendation = {
+  __typename?: 'Recommendation';
+  contentId: Scalars['ID']['output'];
+  difficulty: Scalars['Float']['output'];
+  /** Minutes. */
+  estimatedTime: Scalars['Float']['output'];
+  /** The data behind the ranking: topic relation, mastery, difficulty against the target, time. */
+  reason: Scalars['String']['output'];
+  relevance: Scalars['Float']['output'];
+  title: Scalars['String']['output'];
+  type: Scalars['String']['output'];
+};
+
+export type Recommendations = {
+  __typename?: 'Recommendations';
+  currentTopic: Scalars['String']['output'];
+  mastery: Array<TopicMastery>;
+  recommendations: Array<Recommendation>;
+  studentId: Scalars['String']['output'];
+};
+
+export type RecommendationsInput = {
+  currentTopic: Scalars['String']['input'];
+  /** 1–20, default 5. */
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  objectives?: InputMaybe<Array<Scalars['String']['input']>>;
+  studentId: Scalars['String']['input'];
+  /** Minutes, 1–1440. */
+  timeAvailable?: InputMaybe<Scalars['Float']['input']>;
 };
 
 export type RecordedLearningEvents = {
@@ -427,6 +465,14 @@ export type Subscription = {
 
 export type SubscriptionContentEventsArgs = {
   events?: InputMaybe<Array<Scalars['String']['input']>>;
+};
+
+export type TopicMastery = {
+  __typename?: 'TopicMastery';
+  /** Elo estimate, 0–1: the expected score on a middle-difficulty item. */
+  mastery: Scalars['Float']['output'];
+  results: Scalars['Int']['output'];
+  topic: Scalars['String']['output'];
 };
 
 export type UpdateContentInput = {
@@ -662,8 +708,12 @@ export type ResolversTypes = ResolversObject<{
   ProblemSolution: ResolverTypeWrapper<ProblemSolution>;
   ProblemVerification: ResolverTypeWrapper<ProblemVerification>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  Recommendation: ResolverTypeWrapper<Recommendation>;
+  Recommendations: ResolverTypeWrapper<Recommendations>;
+  RecommendationsInput: RecommendationsInput;
   RecordedLearningEvents: ResolverTypeWrapper<RecordedLearningEvents>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  TopicMastery: ResolverTypeWrapper<TopicMastery>;
   UpdateContentInput: UpdateContentInput;
   UsageFigures: ResolverTypeWrapper<UsageFigures>;
   ValidateContentInput: ValidateContentInput;
@@ -712,8 +762,12 @@ export type ResolversParentTypes = ResolversObject<{
   ProblemSolution: ProblemSolution;
   ProblemVerification: ProblemVerification;
   Query: Record<PropertyKey, never>;
+  Recommendation: Recommendation;
+  Recommendations: Recommendations;
+  RecommendationsInput: RecommendationsInput;
   RecordedLearningEvents: RecordedLearningEvents;
   Subscription: Record<PropertyKey, never>;
+  TopicMastery: TopicMastery;
   UpdateContentInput: UpdateContentInput;
   UsageFigures: UsageFigures;
   ValidateContentInput: ValidateContentInput;
@@ -912,7 +966,25 @@ export type QueryResolvers<ContextType = Context, ParentType extends ResolversPa
   contentAnalytics?: Resolver<ResolversTypes['ContentAnalytics'], ParentType, ContextType, RequireFields<QueryContentAnalyticsArgs, 'contentId'>>;
   contentItem?: Resolver<Maybe<ResolversTypes['ContentItem']>, ParentType, ContextType, RequireFields<QueryContentItemArgs, 'id'>>;
   contentItems?: Resolver<ResolversTypes['ContentPage'], ParentType, ContextType, Partial<QueryContentItemsArgs>>;
+  contentRecommendations?: Resolver<ResolversTypes['Recommendations'], ParentType, ContextType, RequireFields<QueryContentRecommendationsArgs, 'input'>>;
   contentVideo?: Resolver<Maybe<ResolversTypes['Video']>, ParentType, ContextType, RequireFields<QueryContentVideoArgs, 'id'>>;
+}>;
+
+export type RecommendationResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Recommendation'] = ResolversParentTypes['Recommendation']> = ResolversObject<{
+  contentId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  difficulty?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  estimatedTime?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  reason?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  relevance?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  title?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type RecommendationsResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Recommendations'] = ResolversParentTypes['Recommendations']> = ResolversObject<{
+  currentTopic?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  mastery?: Resolver<Array<ResolversTypes['TopicMastery']>, ParentType, ContextType>;
+  recommendations?: Resolver<Array<ResolversTypes['Recommendation']>, ParentType, ContextType>;
+  studentId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
 export type RecordedLearningEventsResolvers<ContextType = Context, ParentType extends ResolversParentTypes['RecordedLearningEvents'] = ResolversParentTypes['RecordedLearningEvents']> = ResolversObject<{
@@ -924,6 +996,12 @@ export type RecordedLearningEventsResolvers<ContextType = Context, ParentType ex
 export type SubscriptionResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
   contentEvents?: SubscriptionResolver<ResolversTypes['ContentEvent'], "contentEvents", ParentType, ContextType, Partial<SubscriptionContentEventsArgs>>;
   contentGenerated?: SubscriptionResolver<ResolversTypes['ContentEvent'], "contentGenerated", ParentType, ContextType>;
+}>;
+
+export type TopicMasteryResolvers<ContextType = Context, ParentType extends ResolversParentTypes['TopicMastery'] = ResolversParentTypes['TopicMastery']> = ResolversObject<{
+  mastery?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  results?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  topic?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
 export type UsageFiguresResolvers<ContextType = Context, ParentType extends ResolversParentTypes['UsageFigures'] = ResolversParentTypes['UsageFigures']> = ResolversObject<{
@@ -1010,8 +1088,11 @@ export type Resolvers<ContextType = Context> = ResolversObject<{
   ProblemSolution?: ProblemSolutionResolvers<ContextType>;
   ProblemVerification?: ProblemVerificationResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
+  Recommendation?: RecommendationResolvers<ContextType>;
+  Recommendations?: RecommendationsResolvers<ContextType>;
   RecordedLearningEvents?: RecordedLearningEventsResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
+  TopicMastery?: TopicMasteryResolvers<ContextType>;
   UsageFigures?: UsageFiguresResolvers<ContextType>;
   ValidationCheckResult?: ValidationCheckResultResolvers<ContextType>;
   ValidationFinding?: ValidationFindingResolvers<ContextType>;
