@@ -2,7 +2,11 @@ import { Readable } from 'node:stream'
 import type { FastifyReply } from 'fastify'
 import { defineService } from '../../platform/service-kit/index.js'
 import {
+  ANALYTICS_BLOCKS,
+  CONTENT_EVENT_TYPES,
   CONTENT_PAGE,
+  DELIVERY_PAGE,
+  EVENT_LIMITS,
   CONTENT_TYPES,
   GENERATION_LIMITS,
   PROBLEM_FORMATS,
@@ -213,6 +217,97 @@ export const contentService = defineService(contentCore, {
     }, async (request, reply) => {
       await domain.deleteContent(request.principal, request.params.contentId)
       return reply.code(204).send()
+    })
+
+    app.post(`${BASE}/events`, {
+      config: { scope: 'content:events' },
+      schema: {
+        summary: `Record learner events, idempotent on each event id (extension; up to ${EVENT_LIMITS.batch} a batch)`,
+        body: { type: 'object', required: ['events'], additionalProperties: false, properties: { events: { type: 'array' } } },
+      } as const,
+    }, async (request) => domain.recordEvents(request.principal, request.body))
+
+    // --- Webhooks (the document names the events but no subscription operation; these are Tessera's)
+    const webhookParams = { type: 'object', required: ['webhookId'], properties: { webhookId: { type: 'string', minLength: 1, maxLength: 100 } } } as const
+    app.post(`${BASE}/webhooks`, {
+      config: { scope: 'content:webhooks' },
+      schema: {
+        summary: `Subscribe a URL to content events (${CONTENT_EVENT_TYPES.join(', ')})`,
+        body: { type: 'object', required: ['url', 'events', 'secret'], additionalProperties: false, properties: { url: { type: 'string' }, events: { type: 'array', items: { type: 'string', enum: CONTENT_EVENT_TYPES } }, secret: { type: 'string' }, description: { type: 'string' } } },
+      } as const,
+    }, async (request, reply) => {
+      const webhook = await domain.createWebhook(request.principal, request.body)
+      return reply.code(201).header('location', `${BASE}/webhooks/${webhook.id}`).send(webhook)
+    })
+
+    app.get(`${BASE}/webhooks`, {
+      config: { scope: 'content:webhooks' },
+      schema: { summary: 'The webhook subscriptions of the caller’s environment', querystring: { type: 'object', additionalProperties: false } } as const,
+    }, async (request) => ({ items: await domain.listWebhooks(request.principal) }))
+
+    app.get(`${BASE}/webhooks/:webhookId`, {
+      config: { scope: 'content:webhooks' },
+      schema: { summary: 'One webhook subscription', params: webhookParams } as const,
+    }, async (request) => domain.getWebhook(request.principal, request.params.webhookId))
+
+    app.delete(`${BASE}/webhooks/:webhookId`, {
+      config: { scope: 'content:webhooks' },
+      schema: { summary: 'Delete a webhook subscription with its delivery log', params: webhookParams } as const,
+    }, async (request, reply) => {
+      await domain.deleteWebhook(request.principal, request.params.webhookId)
+      return reply.code(204).send()
+    })
+
+    app.post(`${BASE}/webhooks/:webhookId/enable`, {
+      config: { scope: 'content:webhooks' },
+      schema: { summary: 'Enable a subscription disabled after failed deliveries', params: webhookParams } as const,
+    }, async (request) => domain.enableWebhook(request.principal, request.params.webhookId))
+
+    app.get(`${BASE}/webhooks/:webhookId/deliveries`, {
+      config: { scope: 'content:webhooks' },
+      schema: {
+        summary: `Delivery log, newest first (${DELIVERY_PAGE.defaultLimit} by default, at most ${DELIVERY_PAGE.maxLimit})`,
+        params: webhookParams,
+        querystring: { type: 'object', additionalProperties: false, properties: { limit: { type: 'integer' } } },
+      } as const,
+    }, async (request) => ({ items: await domain.listDeliveries(request.principal, request.params.webhookId, request.query.limit) }))
+
+    app.post(`${BASE}/webhooks/:webhookId/deliveries/:deliveryId/redeliver`, {
+      config: { scope: 'content:webhooks' },
+      schema: {
+        summary: 'Send a delivery again (same event id)',
+        params: { type: 'object', required: ['webhookId', 'deliveryId'], properties: { webhookId: { type: 'string', maxLength: 100 }, deliveryId: { type: 'string', maxLength: 100 } } },
+      } as const,
+    }, async (request, reply) => reply.code(202).send(await domain.redeliverWebhook(request.principal, request.params.webhookId, request.params.deliveryId)))
+
+    app.post(`${BASE}/recommendations`, {
+      config: { scope: 'content:read' },
+      schema: {
+        summary: 'Stored content ranked for a student by mastery, prerequisites, difficulty and time',
+        body: {
+          type: 'object',
+          required: ['studentId', 'currentTopic'],
+          additionalProperties: false,
+          properties: {
+            studentId: { type: 'string' },
+            currentTopic: { type: 'string' },
+            context: { type: 'object', additionalProperties: false, properties: { timeAvailable: { type: 'number' }, objectives: texts } },
+            limit: { type: 'integer' },
+          },
+        },
+      } as const,
+    }, async (request) => domain.recommendations(request.principal, request.body))
+
+    app.get(`${BASE}/analytics/:contentId`, {
+      config: { scope: 'content:read' },
+      schema: {
+        summary: `Engagement, effectiveness and usage of a content item over a time range (metrics: ${ANALYTICS_BLOCKS.join(', ')})`,
+        params: contentParams,
+        querystring: { type: 'object', additionalProperties: false, properties: { timeRange: { type: 'string', maxLength: 100 }, metrics: { type: 'string', maxLength: 200 } } },
+      } as const,
+    }, async (request) => {
+      const report = await domain.getAnalytics(request.principal, request.params.contentId, request.query)
+      return { ...report, timeRange: { start: report.timeRange.start.toISOString(), end: report.timeRange.end.toISOString() } }
     })
   },
 })

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { hasScope, type Principal } from '../../platform/auth/scopes.js'
-import { outboxRow, writeOutbox, type EventBus } from '../../platform/events/event-bus.js'
+import { writeOutbox, type EventBus } from '../../platform/events/event-bus.js'
 import { mapAsyncIterator } from '../../platform/events/map-async-iterator.js'
 import type { FileStore } from '../../platform/files/index.js'
 import type { RateLimitPolicy } from '../../platform/rate-limit/rate-limiter.js'
@@ -16,6 +16,10 @@ import { createProviderEngine, type ProviderConfig } from './engine/provider-eng
 import { contentErrors as errors } from './errors.js'
 import type { Prisma, PrismaClient } from './generated/prisma/client.js'
 import type { ContentScope } from './scopes.js'
+import { CONTENT_EVENT_TYPES, CONTENT_EVENTS, contentEvent, type ContentEventData } from './events.js'
+import type { Webhooks } from '../../platform/webhooks/index.js'
+import { createWebhooksFeature } from './webhooks-feature.js'
+import { createLearningFeature } from './learning/learning-feature.js'
 import { createVideoFeature, videoFileIds } from './video/video-service.js'
 import type { JobRunner } from '../../platform/jobs/job-runner.js'
 import { validateContent, type ValidationReport } from './validation/content-validator.js'
@@ -33,16 +37,6 @@ export function contentRateLimit(principal: Pick<Principal, 'tier' | 'rateLimitP
   return perHour ? { max: perHour, windowSeconds: 3600 } : undefined
 }
 
-/** Names of the events the content service publishes (outbox `type`). */
-export const CONTENT_EVENTS = { generated: 'content.generated' } as const
-
-/** Payload of content events, as webhooks and subscriptions deliver it. */
-export interface ContentEventPayload {
-  contentId: string
-  status: string
-  type: ContentType
-  title: string
-}
 
 /** A content event as subscriptions (and later webhooks) deliver it. */
 export interface ContentEventRecord {
@@ -85,6 +79,10 @@ export interface ContentServiceDeps {
   provider?: ProviderConfig
   /** Replaces `fetch` for the provider (tests). */
   fetch?: typeof fetch
+  /** Webhook subscriptions and delivery of the content events (platform/webhooks). */
+  webhooks: Webhooks
+  /** The clock (tests). */
+  now?: () => Date
 }
 
 type Row = Awaited<ReturnType<PrismaClient['contentItem']['findFirstOrThrow']>>
@@ -162,9 +160,16 @@ export function createContentService(deps: ContentServiceDeps) {
           createdBy: actor.id,
         },
       })
-      const payload: ContentEventPayload = { contentId: item.id, status: 'completed', type: item.type, title: item.title }
-      await writeOutbox(tx, 'content', [outboxRow(CONTENT_EVENTS.generated, item.id, payload)])
+      await writeOutbox(tx, 'content', [contentEvent(CONTENT_EVENTS.generated, actor.environment, { contentId: item.id, status: 'completed', type: item.type, title: item.title })])
     })
+  }
+
+  const watchEvents = (actor: Principal | null, types: readonly string[]): AsyncIterable<ContentEventRecord> => {
+    const caller = authorize(actor, 'content:read')
+    const unknown = types.flatMap((t, i) => ((CONTENT_EVENT_TYPES as readonly string[]).includes(t) ? [] : [{ field: `events[${i}]`, message: `must be one of: ${CONTENT_EVENT_TYPES.join(', ')}` }]))
+    if (unknown.length) throw errors.invalid(unknown)
+    const stream = deps.events.subscribe<{ environment?: string; data: ContentEventData }>({ schema: 'content', types, where: (e) => (e.payload as { environment?: string }).environment === caller.environment })
+    return mapAsyncIterator(stream, (e) => ({ event: e.type, contentId: e.payload.data.contentId, status: e.payload.data.status, timestamp: new Date(e.occurredAt) }))
   }
 
   const findItem = async (id: string): Promise<Row> => {
@@ -174,9 +179,20 @@ export function createContentService(deps: ContentServiceDeps) {
   }
 
   const video = createVideoFeature({ prisma, jobs: deps.jobs, files: deps.files, authorize })
+  const learning = createLearningFeature({ prisma, authorize, findItem, now: deps.now ?? (() => new Date()) })
 
   return {
     ...video,
+    ...learning,
+    ...createWebhooksFeature({ webhooks: deps.webhooks, authorize }),
+    /** The delivery machinery, for the service's jobs and shutdown. */
+    webhookDelivery: deps.webhooks,
+
+    /** Registers the render queue and the webhook delivery queue. */
+    defineJobs(runner: JobRunner) {
+      video.defineJobs(runner)
+      deps.webhooks.defineJobs(runner)
+    },
 
     /** POST /generate/problems: verified problems of one family, stored as a problem set. */
     async generateProblems(actor: Principal | null, input: Record<string, unknown>): Promise<ProblemSet> {
@@ -238,7 +254,10 @@ export function createContentService(deps: ContentServiceDeps) {
     async deleteContent(actor: Principal | null, id: string): Promise<void> {
       authorize(actor, 'content:write')
       const row = await findItem(id)
+      // Its learner events and its video's files go with it: analytics of a deleted item are not served.
       await prisma.$transaction(async (tx) => {
+        await tx.learningEvent.deleteMany({ where: { contentId: row.id } })
+        await tx.analyticsNotice.deleteMany({ where: { contentId: row.id } })
         await tx.contentItem.delete({ where: { id: row.id } })
         await deps.files.remove(tx, videoFileIds(row))
       })
@@ -268,11 +287,14 @@ export function createContentService(deps: ContentServiceDeps) {
       return { items: rows.map(toRecord), page, limit, total }
     },
 
-    /** Live content events for GraphQL subscriptions. */
+    /** Live `content.generated` events for GraphQL subscriptions. */
     watchGenerated(actor: Principal | null): AsyncIterable<ContentEventRecord> {
-      authorize(actor, 'content:read')
-      const stream = deps.events.subscribe<ContentEventPayload>({ schema: 'content', types: [CONTENT_EVENTS.generated] })
-      return mapAsyncIterator(stream, (e) => ({ event: e.type, contentId: e.payload.contentId, status: e.payload.status, timestamp: new Date(e.occurredAt) }))
+      return watchEvents(actor, [CONTENT_EVENTS.generated])
+    },
+
+    /** Live content events of the caller's environment: what webhooks deliver, for GraphQL subscriptions. */
+    watchEvents(actor: Principal | null, types?: readonly string[] | null): AsyncIterable<ContentEventRecord> {
+      return watchEvents(actor, types?.length ? types : CONTENT_EVENT_TYPES)
     },
   }
 }

@@ -17,6 +17,11 @@ export function createContentResolvers(service: ContentService): Resolvers {
       contentItem: (_, { id }, ctx) => service.getContent(ctx.actor, id),
       contentItems: (_, args, ctx) => service.listContent(ctx.actor, args),
       contentVideo: (_, { id }, ctx) => service.getVideo(ctx.actor, id),
+      contentRecommendations: (_, { input }, ctx) => {
+        const { timeAvailable, objectives, ...rest } = input
+        return service.recommendations(ctx.actor, defined({ ...rest, context: defined({ timeAvailable, objectives }) }))
+      },
+      contentAnalytics: (_, { contentId, timeRange, metrics }, ctx) => service.getAnalytics(ctx.actor, contentId, { timeRange, metrics }),
     },
     Mutation: {
       generateLesson: (_, { input }, ctx) => service.generateLesson(ctx.actor, defined(input)),
@@ -30,10 +35,15 @@ export function createContentResolvers(service: ContentService): Resolvers {
         await service.deleteContent(ctx.actor, id)
         return true
       },
+      recordLearningEvents: (_, { events }, ctx) => service.recordEvents(ctx.actor, { events: events.map(defined) }),
     },
     Subscription: {
       contentGenerated: {
         subscribe: (_, __, ctx) => service.watchGenerated(ctx.actor),
+        resolve: (event: ContentEventRecord) => event,
+      },
+      contentEvents: {
+        subscribe: (_, { events }, ctx) => service.watchEvents(ctx.actor, events),
         resolve: (event: ContentEventRecord) => event,
       },
     },

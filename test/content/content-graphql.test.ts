@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { build, TEST_CREDENTIALS, type TestTessera } from '../helper.js'
 import { collect, wsClient } from '../support/graphql-ws-client.js'
@@ -46,6 +47,29 @@ describe('content over GraphQL', () => {
       expect(event?.data?.contentGenerated).toMatchObject({ event: 'content.generated', contentId: set.id, status: 'completed', item: { type: 'problem-set', title: 'Practice: ratios' } })
     } finally {
       await client.dispose()
+    }
+  })
+
+  it('mirrors every content event of the caller’s environment in contentEvents, filtered by type', async () => {
+    const { key } = await t.credentials!.createApiKey({ name: `sandbox ${Date.now()}`, scopes: ['content:read'], environment: 'sandbox' })
+    const client = wsClient(`${t.url}/graphql`, { authorization: `Bearer ${TEST_CREDENTIALS.apiKey}` })
+    const sandbox = wsClient(`${t.url}/graphql`, { authorization: `Bearer ${key}` })
+    try {
+      const sub = collect(client, { query: 'subscription { contentEvents(events: ["analytics.updated"]) { event contentId status } }' }, 1, 5_000)
+      const other = collect(sandbox, { query: 'subscription { contentEvents { event contentId } }' }, 1, 1_000)
+      await Promise.all([sub.ready, other.ready])
+      const item = (await t.app.inject({ method: 'POST', url: '/v1/content-ai/content', headers: t.auth, payload: { type: 'article', title: 'Rates', content: { text: 'Rates.' } } })).json()
+      const event = { id: randomUUID(), studentId: 's1', contentId: item.id, verb: 'viewed', timestamp: new Date().toISOString() }
+      await t.app.inject({ method: 'POST', url: '/v1/content-ai/events', headers: t.auth, payload: { events: [event] } })
+      const [received] = await sub.results
+      expect(received?.data?.contentEvents).toEqual({ event: 'analytics.updated', contentId: item.id, status: 'updated' })
+      // Production events do not reach a sandbox subscriber.
+      await expect(other.results).rejects.toThrow()
+      const [bad] = await collect(client, { query: 'subscription { contentEvents(events: ["content.deleted"]) { event } }' }, 1, 5_000).results
+      expect(bad?.errors?.[0]?.extensions).toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'events[0]' } })
+    } finally {
+      await client.dispose()
+      await sandbox.dispose()
     }
   })
 })

@@ -19,6 +19,12 @@ export type Scalars = {
   _FieldSet: { input: unknown; output: unknown; }
 };
 
+export type AnalyticsTimeRange = {
+  __typename?: 'AnalyticsTimeRange';
+  end: Scalars['DateTime']['output'];
+  start: Scalars['DateTime']['output'];
+};
+
 /** An assessment. Stored: id is a content id. */
 export type Assessment = {
   __typename?: 'Assessment';
@@ -47,6 +53,16 @@ export type AssessmentQuestion = {
   tags: Array<Scalars['String']['output']>;
   /** multiple-choice, short-answer or essay. */
   type: Scalars['String']['output'];
+};
+
+/** Figures of one item over a range, from its learner events; blocks not selected are null. */
+export type ContentAnalytics = {
+  __typename?: 'ContentAnalytics';
+  contentId: Scalars['ID']['output'];
+  effectiveness?: Maybe<EffectivenessFigures>;
+  engagement?: Maybe<EngagementFigures>;
+  timeRange: AnalyticsTimeRange;
+  usage?: Maybe<UsageFigures>;
 };
 
 /** A content event, as webhooks deliver it. */
@@ -113,6 +129,25 @@ export type CreateContentInput = {
   type: Scalars['String']['input'];
 };
 
+export type EffectivenessFigures = {
+  __typename?: 'EffectivenessFigures';
+  averageLearningGain: Scalars['Float']['output'];
+  delayedScores: Scalars['Int']['output'];
+  pairedScores: Scalars['Int']['output'];
+  ratings: Scalars['Int']['output'];
+  retentionRate: Scalars['Float']['output'];
+  satisfactionScore: Scalars['Float']['output'];
+};
+
+export type EngagementFigures = {
+  __typename?: 'EngagementFigures';
+  averageTimeOnContent: Scalars['Float']['output'];
+  completionRate: Scalars['Float']['output'];
+  interactionRate: Scalars['Float']['output'];
+  returnRate: Scalars['Float']['output'];
+  views: Scalars['Int']['output'];
+};
+
 export type GenerateAssessmentInput = {
   difficulty?: InputMaybe<Scalars['Float']['input']>;
   includeRubric?: InputMaybe<Scalars['Boolean']['input']>;
@@ -156,6 +191,25 @@ export type GenerateVideoInput = {
   style?: InputMaybe<Scalars['String']['input']>;
   topic: Scalars['String']['input'];
   voiceConfig?: InputMaybe<VoiceConfigInput>;
+};
+
+/** One learner event (POST /events): see the REST documentation for which fields each verb needs. */
+export type LearningEventInput = {
+  /** pre, post or delayed (scored). */
+  assessment?: InputMaybe<Scalars['String']['input']>;
+  contentId: Scalars['ID']['input'];
+  durationSeconds?: InputMaybe<Scalars['Float']['input']>;
+  /** UUID chosen by the sender; an id already recorded is skipped. */
+  id: Scalars['ID']['input'];
+  progress?: InputMaybe<Scalars['Float']['input']>;
+  rating?: InputMaybe<Scalars['Int']['input']>;
+  score?: InputMaybe<Scalars['Float']['input']>;
+  studentId: Scalars['String']['input'];
+  success?: InputMaybe<Scalars['Boolean']['input']>;
+  /** ISO 8601 date-time with a zone. */
+  timestamp: Scalars['String']['input'];
+  /** viewed, started, progressed, interacted, answered, completed, scored or rated. */
+  verb: Scalars['String']['input'];
 };
 
 /** A lesson on the 5E model. Stored: id is a content id. */
@@ -211,6 +265,8 @@ export type Mutation = {
   generateProblems: ProblemSet;
   /** Render a narrated video from a script; answers at once with status processing (needs content:generate). */
   generateVideo: Video;
+  /** Record learner events, idempotent on each id (needs content:events). */
+  recordLearningEvents: RecordedLearningEvents;
   /** Replace the given fields of a stored item (needs content:write). */
   updateContent: ContentItem;
   /** Grammar, bias, accessibility, standards and arithmetic checks (needs content:generate). */
@@ -245,6 +301,11 @@ export type MutationGenerateProblemsArgs = {
 
 export type MutationGenerateVideoArgs = {
   input: GenerateVideoInput;
+};
+
+
+export type MutationRecordLearningEventsArgs = {
+  events: Array<LearningEventInput>;
 };
 
 
@@ -312,12 +373,23 @@ export type ProblemVerification = {
 
 export type Query = {
   __typename?: 'Query';
+  /** Engagement, effectiveness and usage of an item; timeRange and metrics as in GET /analytics (needs content:read). */
+  contentAnalytics: ContentAnalytics;
   /** One content item (needs content:read). */
   contentItem?: Maybe<ContentItem>;
   /** Content items, newest first; page 1 and 20 items by default, at most 100 (needs content:read). */
   contentItems?: Maybe<ContentPage>;
+  /** Stored content ranked for a student, as POST /recommendations (needs content:read). */
+  contentRecommendations: Recommendations;
   /** A video and its rendering state (needs content:read). */
   contentVideo?: Maybe<Video>;
+};
+
+
+export type QueryContentAnalyticsArgs = {
+  contentId: Scalars['ID']['input'];
+  metrics?: InputMaybe<Scalars['String']['input']>;
+  timeRange?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -335,14 +407,72 @@ export type QueryContentItemsArgs = {
 };
 
 
+export type QueryContentRecommendationsArgs = {
+  input: RecommendationsInput;
+};
+
+
 export type QueryContentVideoArgs = {
   id: Scalars['ID']['input'];
 };
 
+export type Recommendation = {
+  __typename?: 'Recommendation';
+  contentId: Scalars['ID']['output'];
+  difficulty: Scalars['Float']['output'];
+  /** Minutes. */
+  estimatedTime: Scalars['Float']['output'];
+  /** The data behind the ranking: topic relation, mastery, difficulty against the target, time. */
+  reason: Scalars['String']['output'];
+  relevance: Scalars['Float']['output'];
+  title: Scalars['String']['output'];
+  type: Scalars['String']['output'];
+};
+
+export type Recommendations = {
+  __typename?: 'Recommendations';
+  currentTopic: Scalars['String']['output'];
+  mastery: Array<TopicMastery>;
+  recommendations: Array<Recommendation>;
+  studentId: Scalars['String']['output'];
+};
+
+export type RecommendationsInput = {
+  currentTopic: Scalars['String']['input'];
+  /** 1–20, default 5. */
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  objectives?: InputMaybe<Array<Scalars['String']['input']>>;
+  studentId: Scalars['String']['input'];
+  /** Minutes, 1–1440. */
+  timeAvailable?: InputMaybe<Scalars['Float']['input']>;
+};
+
+export type RecordedLearningEvents = {
+  __typename?: 'RecordedLearningEvents';
+  duplicates: Scalars['Int']['output'];
+  received: Scalars['Int']['output'];
+  recorded: Scalars['Int']['output'];
+};
+
 export type Subscription = {
   __typename?: 'Subscription';
+  /** Every content event webhooks deliver (or those named), of the caller's environment (needs content:read). */
+  contentEvents: ContentEvent;
   /** Content items as generators finish them (content.generated; videos when they become ready). */
   contentGenerated: ContentEvent;
+};
+
+
+export type SubscriptionContentEventsArgs = {
+  events?: InputMaybe<Array<Scalars['String']['input']>>;
+};
+
+export type TopicMastery = {
+  __typename?: 'TopicMastery';
+  /** Elo estimate, 0–1: the expected score on a middle-difficulty item. */
+  mastery: Scalars['Float']['output'];
+  results: Scalars['Int']['output'];
+  topic: Scalars['String']['output'];
 };
 
 export type UpdateContentInput = {
@@ -350,6 +480,13 @@ export type UpdateContentInput = {
   metadata?: InputMaybe<ContentMetadataInput>;
   title?: InputMaybe<Scalars['String']['input']>;
   type?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type UsageFigures = {
+  __typename?: 'UsageFigures';
+  activeStudents: Scalars['Int']['output'];
+  completedStudents: Scalars['Int']['output'];
+  totalStudents: Scalars['Int']['output'];
 };
 
 export type ValidateContentInput = {
@@ -537,11 +674,13 @@ export type FederationReferenceTypes = ResolversObject<{
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = ResolversObject<{
+  AnalyticsTimeRange: ResolverTypeWrapper<AnalyticsTimeRange>;
   Assessment: ResolverTypeWrapper<AssessmentModel>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   AssessmentQuestion: ResolverTypeWrapper<AssessmentQuestion>;
+  ContentAnalytics: ResolverTypeWrapper<ContentAnalytics>;
   ContentEvent: ResolverTypeWrapper<ContentEventModel>;
   ContentItem: ResolverTypeWrapper<ContentItemModel>;
   ContentMetadata: ResolverTypeWrapper<ContentMetadata>;
@@ -550,12 +689,15 @@ export type ResolversTypes = ResolversObject<{
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   CreateContentInput: CreateContentInput;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
+  EffectivenessFigures: ResolverTypeWrapper<EffectivenessFigures>;
+  EngagementFigures: ResolverTypeWrapper<EngagementFigures>;
   GenerateAssessmentInput: GenerateAssessmentInput;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   GenerateLessonInput: GenerateLessonInput;
   GenerateProblemsInput: GenerateProblemsInput;
   GenerateVideoInput: GenerateVideoInput;
   JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
+  LearningEventInput: LearningEventInput;
   Lesson: ResolverTypeWrapper<LessonModel>;
   LessonMetadata: ResolverTypeWrapper<LessonMetadata>;
   LessonSection: ResolverTypeWrapper<LessonSection>;
@@ -566,8 +708,14 @@ export type ResolversTypes = ResolversObject<{
   ProblemSolution: ResolverTypeWrapper<ProblemSolution>;
   ProblemVerification: ResolverTypeWrapper<ProblemVerification>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  Recommendation: ResolverTypeWrapper<Recommendation>;
+  Recommendations: ResolverTypeWrapper<Recommendations>;
+  RecommendationsInput: RecommendationsInput;
+  RecordedLearningEvents: ResolverTypeWrapper<RecordedLearningEvents>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  TopicMastery: ResolverTypeWrapper<TopicMastery>;
   UpdateContentInput: UpdateContentInput;
+  UsageFigures: ResolverTypeWrapper<UsageFigures>;
   ValidateContentInput: ValidateContentInput;
   ValidationCheckResult: ResolverTypeWrapper<ValidationCheckResult>;
   ValidationFinding: ResolverTypeWrapper<ValidationFinding>;
@@ -580,11 +728,13 @@ export type ResolversTypes = ResolversObject<{
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = ResolversObject<{
+  AnalyticsTimeRange: AnalyticsTimeRange;
   Assessment: AssessmentModel;
   Float: Scalars['Float']['output'];
   ID: Scalars['ID']['output'];
   String: Scalars['String']['output'];
   AssessmentQuestion: AssessmentQuestion;
+  ContentAnalytics: ContentAnalytics;
   ContentEvent: ContentEventModel;
   ContentItem: ContentItemModel;
   ContentMetadata: ContentMetadata;
@@ -593,12 +743,15 @@ export type ResolversParentTypes = ResolversObject<{
   Int: Scalars['Int']['output'];
   CreateContentInput: CreateContentInput;
   DateTime: Scalars['DateTime']['output'];
+  EffectivenessFigures: EffectivenessFigures;
+  EngagementFigures: EngagementFigures;
   GenerateAssessmentInput: GenerateAssessmentInput;
   Boolean: Scalars['Boolean']['output'];
   GenerateLessonInput: GenerateLessonInput;
   GenerateProblemsInput: GenerateProblemsInput;
   GenerateVideoInput: GenerateVideoInput;
   JSON: Scalars['JSON']['output'];
+  LearningEventInput: LearningEventInput;
   Lesson: LessonModel;
   LessonMetadata: LessonMetadata;
   LessonSection: LessonSection;
@@ -609,8 +762,14 @@ export type ResolversParentTypes = ResolversObject<{
   ProblemSolution: ProblemSolution;
   ProblemVerification: ProblemVerification;
   Query: Record<PropertyKey, never>;
+  Recommendation: Recommendation;
+  Recommendations: Recommendations;
+  RecommendationsInput: RecommendationsInput;
+  RecordedLearningEvents: RecordedLearningEvents;
   Subscription: Record<PropertyKey, never>;
+  TopicMastery: TopicMastery;
   UpdateContentInput: UpdateContentInput;
+  UsageFigures: UsageFigures;
   ValidateContentInput: ValidateContentInput;
   ValidationCheckResult: ValidationCheckResult;
   ValidationFinding: ValidationFinding;
@@ -619,6 +778,11 @@ export type ResolversParentTypes = ResolversObject<{
   VideoMetadata: VideoMetadata;
   VideoVoice: VideoVoice;
   VoiceConfigInput: VoiceConfigInput;
+}>;
+
+export type AnalyticsTimeRangeResolvers<ContextType = Context, ParentType extends ResolversParentTypes['AnalyticsTimeRange'] = ResolversParentTypes['AnalyticsTimeRange']> = ResolversObject<{
+  end?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  start?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 }>;
 
 export type AssessmentResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Assessment'] = ResolversParentTypes['Assessment']> = ResolversObject<{
@@ -643,6 +807,14 @@ export type AssessmentQuestionResolvers<ContextType = Context, ParentType extend
   solutionSteps?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   tags?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type ContentAnalyticsResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ContentAnalytics'] = ResolversParentTypes['ContentAnalytics']> = ResolversObject<{
+  contentId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  effectiveness?: Resolver<Maybe<ResolversTypes['EffectivenessFigures']>, ParentType, ContextType>;
+  engagement?: Resolver<Maybe<ResolversTypes['EngagementFigures']>, ParentType, ContextType>;
+  timeRange?: Resolver<ResolversTypes['AnalyticsTimeRange'], ParentType, ContextType>;
+  usage?: Resolver<Maybe<ResolversTypes['UsageFigures']>, ParentType, ContextType>;
 }>;
 
 export type ContentEventResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ContentEvent'] = ResolversParentTypes['ContentEvent']> = ResolversObject<{
@@ -684,6 +856,23 @@ export type ContentPageResolvers<ContextType = Context, ParentType extends Resol
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
   name: 'DateTime';
 }
+
+export type EffectivenessFiguresResolvers<ContextType = Context, ParentType extends ResolversParentTypes['EffectivenessFigures'] = ResolversParentTypes['EffectivenessFigures']> = ResolversObject<{
+  averageLearningGain?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  delayedScores?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  pairedScores?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  ratings?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  retentionRate?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  satisfactionScore?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+}>;
+
+export type EngagementFiguresResolvers<ContextType = Context, ParentType extends ResolversParentTypes['EngagementFigures'] = ResolversParentTypes['EngagementFigures']> = ResolversObject<{
+  averageTimeOnContent?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  completionRate?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  interactionRate?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  returnRate?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  views?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
 
 export interface JsonScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['JSON'], any> {
   name: 'JSON';
@@ -728,6 +917,7 @@ export type MutationResolvers<ContextType = Context, ParentType extends Resolver
   generateLesson?: Resolver<ResolversTypes['Lesson'], ParentType, ContextType, RequireFields<MutationGenerateLessonArgs, 'input'>>;
   generateProblems?: Resolver<ResolversTypes['ProblemSet'], ParentType, ContextType, RequireFields<MutationGenerateProblemsArgs, 'input'>>;
   generateVideo?: Resolver<ResolversTypes['Video'], ParentType, ContextType, RequireFields<MutationGenerateVideoArgs, 'input'>>;
+  recordLearningEvents?: Resolver<ResolversTypes['RecordedLearningEvents'], ParentType, ContextType, RequireFields<MutationRecordLearningEventsArgs, 'events'>>;
   updateContent?: Resolver<ResolversTypes['ContentItem'], ParentType, ContextType, RequireFields<MutationUpdateContentArgs, 'id' | 'input'>>;
   validateContent?: Resolver<ResolversTypes['ValidationReport'], ParentType, ContextType, RequireFields<MutationValidateContentArgs, 'input'>>;
 }>;
@@ -773,13 +963,51 @@ export type ProblemVerificationResolvers<ContextType = Context, ParentType exten
 }>;
 
 export type QueryResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
+  contentAnalytics?: Resolver<ResolversTypes['ContentAnalytics'], ParentType, ContextType, RequireFields<QueryContentAnalyticsArgs, 'contentId'>>;
   contentItem?: Resolver<Maybe<ResolversTypes['ContentItem']>, ParentType, ContextType, RequireFields<QueryContentItemArgs, 'id'>>;
   contentItems?: Resolver<Maybe<ResolversTypes['ContentPage']>, ParentType, ContextType, Partial<QueryContentItemsArgs>>;
+  contentRecommendations?: Resolver<ResolversTypes['Recommendations'], ParentType, ContextType, RequireFields<QueryContentRecommendationsArgs, 'input'>>;
   contentVideo?: Resolver<Maybe<ResolversTypes['Video']>, ParentType, ContextType, RequireFields<QueryContentVideoArgs, 'id'>>;
 }>;
 
+export type RecommendationResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Recommendation'] = ResolversParentTypes['Recommendation']> = ResolversObject<{
+  contentId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  difficulty?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  estimatedTime?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  reason?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  relevance?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  title?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type RecommendationsResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Recommendations'] = ResolversParentTypes['Recommendations']> = ResolversObject<{
+  currentTopic?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  mastery?: Resolver<Array<ResolversTypes['TopicMastery']>, ParentType, ContextType>;
+  recommendations?: Resolver<Array<ResolversTypes['Recommendation']>, ParentType, ContextType>;
+  studentId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type RecordedLearningEventsResolvers<ContextType = Context, ParentType extends ResolversParentTypes['RecordedLearningEvents'] = ResolversParentTypes['RecordedLearningEvents']> = ResolversObject<{
+  duplicates?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  received?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  recorded?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
 export type SubscriptionResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
+  contentEvents?: SubscriptionResolver<ResolversTypes['ContentEvent'], "contentEvents", ParentType, ContextType, Partial<SubscriptionContentEventsArgs>>;
   contentGenerated?: SubscriptionResolver<ResolversTypes['ContentEvent'], "contentGenerated", ParentType, ContextType>;
+}>;
+
+export type TopicMasteryResolvers<ContextType = Context, ParentType extends ResolversParentTypes['TopicMastery'] = ResolversParentTypes['TopicMastery']> = ResolversObject<{
+  mastery?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  results?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  topic?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type UsageFiguresResolvers<ContextType = Context, ParentType extends ResolversParentTypes['UsageFigures'] = ResolversParentTypes['UsageFigures']> = ResolversObject<{
+  activeStudents?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  completedStudents?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalStudents?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 }>;
 
 export type ValidationCheckResultResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ValidationCheckResult'] = ResolversParentTypes['ValidationCheckResult']> = ResolversObject<{
@@ -838,13 +1066,17 @@ export type VideoVoiceResolvers<ContextType = Context, ParentType extends Resolv
 }>;
 
 export type Resolvers<ContextType = Context> = ResolversObject<{
+  AnalyticsTimeRange?: AnalyticsTimeRangeResolvers<ContextType>;
   Assessment?: AssessmentResolvers<ContextType>;
   AssessmentQuestion?: AssessmentQuestionResolvers<ContextType>;
+  ContentAnalytics?: ContentAnalyticsResolvers<ContextType>;
   ContentEvent?: ContentEventResolvers<ContextType>;
   ContentItem?: ContentItemResolvers<ContextType>;
   ContentMetadata?: ContentMetadataResolvers<ContextType>;
   ContentPage?: ContentPageResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
+  EffectivenessFigures?: EffectivenessFiguresResolvers<ContextType>;
+  EngagementFigures?: EngagementFiguresResolvers<ContextType>;
   JSON?: GraphQLScalarType;
   Lesson?: LessonResolvers<ContextType>;
   LessonMetadata?: LessonMetadataResolvers<ContextType>;
@@ -856,7 +1088,12 @@ export type Resolvers<ContextType = Context> = ResolversObject<{
   ProblemSolution?: ProblemSolutionResolvers<ContextType>;
   ProblemVerification?: ProblemVerificationResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
+  Recommendation?: RecommendationResolvers<ContextType>;
+  Recommendations?: RecommendationsResolvers<ContextType>;
+  RecordedLearningEvents?: RecordedLearningEventsResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
+  TopicMastery?: TopicMasteryResolvers<ContextType>;
+  UsageFigures?: UsageFiguresResolvers<ContextType>;
   ValidationCheckResult?: ValidationCheckResultResolvers<ContextType>;
   ValidationFinding?: ValidationFindingResolvers<ContextType>;
   ValidationReport?: ValidationReportResolvers<ContextType>;

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto'
-import type { Principal } from '../../../platform/auth/scopes.js'
+import type { Environment, Principal } from '../../../platform/auth/scopes.js'
 import type { ValidationIssue } from '../../../platform/errors.js'
-import { outboxRow, writeOutbox } from '../../../platform/events/event-bus.js'
+import { writeOutbox } from '../../../platform/events/event-bus.js'
 import type { FileResponse, FileStore, StagedFile } from '../../../platform/files/index.js'
+import { CONTENT_EVENTS, contentEvent } from '../events.js'
 import type { JobRunner } from '../../../platform/jobs/job-runner.js'
 import { isContentId } from '../content-library.js'
 import { contentErrors as errors } from '../errors.js'
@@ -126,7 +127,7 @@ export function createVideoFeature(deps: VideoFeatureDeps) {
   }
 
   /** Renders one video and records the outcome with its event; safe to run twice. */
-  const renderJob = async ({ videoId }: { videoId: string }) => {
+  const renderJob = async ({ videoId, environment = 'production' }: { videoId: string; environment?: Environment }) => {
     const row = await prisma.contentItem.findUnique({ where: { id: videoId } })
     if (!row) return
     const video = row.body as unknown as VideoRecord
@@ -139,7 +140,7 @@ export function createVideoFeature(deps: VideoFeatureDeps) {
       const failed: VideoRecord = { ...video, status: 'failed', error: `Rendering failed: ${(error as Error).message}` }
       await prisma.$transaction(async (tx) => {
         await tx.contentItem.update({ where: { id: videoId }, data: { body: failed as unknown as Prisma.InputJsonValue, updatedAt: new Date() } })
-        await writeOutbox(tx, 'content', [outboxRow('content.generated', videoId, { contentId: videoId, status: 'failed', type: 'video', title: row.title })])
+        await writeOutbox(tx, 'content', [contentEvent(CONTENT_EVENTS.generated, environment, { contentId: videoId, status: 'failed', type: 'video', title: row.title })])
       })
       return
     }
@@ -174,7 +175,7 @@ export function createVideoFeature(deps: VideoFeatureDeps) {
         // deleted meanwhile, changes nothing and its bytes are discarded below.
         const { count } = await tx.contentItem.updateMany({ where: { id: videoId, videoFileId: null }, data: { ...ids, body: ready as unknown as Prisma.InputJsonValue, updatedAt: new Date() } })
         if (count !== 1) throw new VideoAlreadySettled()
-        await writeOutbox(tx, 'content', [outboxRow('content.generated', videoId, { contentId: videoId, status: 'ready', type: 'video', title: row.title })])
+        await writeOutbox(tx, 'content', [contentEvent(CONTENT_EVENTS.generated, environment, { contentId: videoId, status: 'ready', type: 'video', title: row.title })])
       })
     } catch (error) {
       await Promise.all(staged.map(([, file]) => files.discard(file.id).catch(() => undefined)))
@@ -185,7 +186,7 @@ export function createVideoFeature(deps: VideoFeatureDeps) {
   return {
     /** Registers the render queue (one render at a time per worker, retried once after a crash) and the hourly sweep of abandoned file chunks. */
     defineJobs(runner: JobRunner) {
-      runner.define<{ videoId: string }>({ name: RENDER_QUEUE, handle: renderJob, retryLimit: 1, pollingIntervalSeconds: 0.5, expireInSeconds: 30 * 60 })
+      runner.define<{ videoId: string; environment?: Environment }>({ name: RENDER_QUEUE, handle: renderJob, retryLimit: 1, pollingIntervalSeconds: 0.5, expireInSeconds: 30 * 60 })
       runner.define(files.sweepJob('content.sweep-abandoned-files', 47))
     },
 
@@ -213,7 +214,8 @@ export function createVideoFeature(deps: VideoFeatureDeps) {
         await tx.contentItem.create({
           data: { id: video.id, type: 'video', title: request.topic, standards: [], body: video as unknown as Prisma.InputJsonValue, metadata: {}, origin: 'generated', engine: 'offline', createdBy: caller.id },
         })
-        await jobs.send(RENDER_QUEUE, { videoId: video.id }, { tx })
+        // The event it ends with goes to the webhooks of the caller's environment.
+        await jobs.send(RENDER_QUEUE, { videoId: video.id, environment: caller.environment }, { tx })
       })
       return video
     },
