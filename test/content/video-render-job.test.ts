@@ -49,7 +49,7 @@ describe('video render job and the file store', () => {
     expect(files.map((f) => f.content_type)).toEqual(['image/png', 'text/vtt; charset=utf-8', 'video/mp4'])
     const stray = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM platform.file_chunks c WHERE NOT EXISTS (SELECT 1 FROM platform.files f WHERE f.id = c.file_id)')
     expect(stray[0]!.n).toBe(0)
-    const events = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM platform.outbox WHERE service = 'content' AND aggregate_id = $1 AND payload->>'status' = 'ready'`, [id])
+    const events = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM platform.outbox WHERE service = 'content' AND aggregate_id = $1 AND payload->'data'->>'status' = 'ready'`, [id])
     expect(events[0]!.n).toBe(1)
 
     const download = await video.downloadVideoFile(actor, id, 'video.mp4', 'bytes=-4')
