@@ -27,4 +27,3 @@ export async function bootstrapCredentials(store: CredentialStore, config: Platf
     ].join('\n'),
   )
 }
-

@@ -86,7 +86,9 @@ export async function createTesseraProcess(options: ProcessOptions) {
       db = config.databaseUrl ? await openPostgres(config.databaseUrl) : await createDatabase({ kind: 'embedded', dataDir: config.dataDir })
       const opened = db
       cleanups.push(() => opened.close())
-      progress(`database: ${config.databaseUrl ? `PostgreSQL at ${describeUrl(config.databaseUrl)}` : `embedded PostgreSQL in ${path.resolve(config.dataDir)}`} (${elapsed()})`)
+      progress(
+        `database: ${config.databaseUrl ? `PostgreSQL at ${describeUrl(config.databaseUrl)}` : `embedded PostgreSQL in ${path.resolve(config.dataDir)}`} (${elapsed()})`,
+      )
     }
     const loaded = await loading
     for (const service of loaded) service.core.checkConfig(env)
@@ -117,7 +119,12 @@ export async function createTesseraProcess(options: ProcessOptions) {
       },
       bodyLimit: config.bodyLimit,
       readiness: async () => {
-        const database = db ? await db.query('SELECT 1').then(() => 'ok', () => 'unreachable') : 'none'
+        const database = db
+          ? await db.query('SELECT 1').then(
+              () => 'ok',
+              () => 'unreachable',
+            )
+          : 'none'
         const checks = { database, jobs: !jobs ? 'none' : jobs.isRunning ? 'running' : 'stopped', events: events?.listener ?? 'none' }
         return { ready: database !== 'unreachable' && checks.jobs !== 'stopped' && checks.events !== 'reconnecting', checks }
       },
@@ -134,7 +141,10 @@ export async function createTesseraProcess(options: ProcessOptions) {
         onListenerChange: (change) =>
           change.state === 'lost'
             ? app.log.error({ err: change.error }, 'event bus: listening connection lost; reconnecting (live events wait)')
-            : app.log.info({ downMs: change.downMs, attempts: change.attempts, replayed: change.replayed }, 'event bus: listening again; missed events replayed from the outbox'),
+            : app.log.info(
+                { downMs: change.downMs, attempts: change.attempts, replayed: change.replayed },
+                'event bus: listening again; missed events replayed from the outbox',
+              ),
       })
       const bus = events
       cleanups.push(() => bus.close())
@@ -144,14 +154,27 @@ export async function createTesseraProcess(options: ProcessOptions) {
 
       for (const service of loaded) {
         const name = service.name
-        const instance = await service.core.start({ db, jobs, events, credentials, limiter, logger: app.log, env, secrets, dataDir: path.resolve(config.dataDir) })
+        const instance = await service.core.start({
+          db,
+          jobs,
+          events,
+          credentials,
+          limiter,
+          logger: app.log,
+          env,
+          secrets,
+          dataDir: path.resolve(config.dataDir),
+        })
         services[name] = instance
         cleanups.push(() => instance.close())
         const store = credentials
         await app.register(service.rest, { domain: instance.domain as never, verify: (c) => store.verify(c), limiter })
       }
 
-      serveApiReference(app, loaded.map((service) => ({ name: service.name, title: service.title })))
+      serveApiReference(
+        app,
+        loaded.map((service) => ({ name: service.name, title: service.title })),
+      )
       progress(`services: ${serviceNames.join(', ')} (${elapsed()})`)
 
       // The OAuth 2.0 token endpoint for the development client and any client created with

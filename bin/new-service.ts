@@ -275,7 +275,9 @@ function main(argv: string[]) {
   writeFileSync(catalog, addToCatalog(readFileSync(catalog, 'utf8'), name))
   console.log('added it to bin/services.ts')
   for (const script of ['prisma:generate', 'compose', 'codegen']) execFileSync('npm', ['run', '--silent', script], { cwd: root, stdio: 'inherit' })
-  console.log(`\nService ${name} is ready: npm start serves GET ${`/v1/${name}/items`}; run its test with npx vitest run --config test/vitest.config.ts test/${name}`)
+  console.log(
+    `\nService ${name} is ready: npm start serves GET ${`/v1/${name}/items`}; run its test with npx vitest run --config test/vitest.config.ts test/${name}`,
+  )
   return 0
 }
 

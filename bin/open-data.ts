@@ -35,7 +35,9 @@ export async function openPostgres(url: string): Promise<Database> {
     await db?.close().catch(() => {})
     const code = (error as { code?: string }).code
     const reason = (error as Error).message.split('\n')[0]
-    throw new ConfigError(`Cannot use the database at ${describeUrl(url)} (${code ? `${code}: ` : ''}${reason}); check DATABASE_URL and that PostgreSQL is running`)
+    throw new ConfigError(
+      `Cannot use the database at ${describeUrl(url)} (${code ? `${code}: ` : ''}${reason}); check DATABASE_URL and that PostgreSQL is running`,
+    )
   }
 }
 

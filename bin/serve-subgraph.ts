@@ -32,4 +32,3 @@ export async function serveSubgraph(app: FastifyInstance, subgraph: Subgraph) {
     if (refused) throw refused
   })
 }
-

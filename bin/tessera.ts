@@ -81,7 +81,13 @@ async function main(argv: string[]): Promise<number> {
         await applyMigrations(db, allMigrations())
         const prisma = new PlatformPrisma(db.prismaOptions())
         try {
-          await manageCredentials(createCredentialStore(prisma, { tokenTtlSeconds: config.tokenTtlSeconds, knownScopes: KNOWN_SCOPES }), command, sub, arg, values)
+          await manageCredentials(
+            createCredentialStore(prisma, { tokenTtlSeconds: config.tokenTtlSeconds, knownScopes: KNOWN_SCOPES }),
+            command,
+            sub,
+            arg,
+            values,
+          )
         } finally {
           await prisma.$disconnect()
         }
@@ -152,9 +158,13 @@ async function withDatabase(config: PlatformConfig, work: (db: Database) => Prom
   // never reach it and be lost when it stops. The server's lock says whether one is running.
   const unlock: Array<() => Promise<void>> = []
   if (!config.databaseUrl) {
-    await lockDataDir(config.dataDir, unlock, (pid) =>
-      `DATA_DIR ${config.dataDir} is in use by a running Tessera (process ${pid}). Stop the server first and run this again; ` +
-      'credentials written beside a running embedded server would never reach it. (With DATABASE_URL, this command works while servers run.)')
+    await lockDataDir(
+      config.dataDir,
+      unlock,
+      (pid) =>
+        `DATA_DIR ${config.dataDir} is in use by a running Tessera (process ${pid}). Stop the server first and run this again; ` +
+        'credentials written beside a running embedded server would never reach it. (With DATABASE_URL, this command works while servers run.)',
+    )
   }
   const db = config.databaseUrl
     ? await createDatabase({ kind: 'postgres', url: config.databaseUrl })

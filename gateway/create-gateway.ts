@@ -1,11 +1,6 @@
 import { createHash } from 'node:crypto'
 import { ApolloServer, HeaderMap, type BaseContext } from '@apollo/server'
-import {
-  ApolloGateway,
-  RemoteGraphQLDataSource,
-  type GraphQLDataSource,
-  type GraphQLDataSourceProcessOptions,
-} from '@apollo/gateway'
+import { ApolloGateway, RemoteGraphQLDataSource, type GraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway'
 import type { FastifyInstance } from 'fastify'
 import { validate, type DocumentNode, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql'
 import { WebSocketServer } from 'ws'
@@ -86,11 +81,17 @@ export async function createGateway(options: GatewayOptions) {
         // A gateway may front only some services: the others' fields answer with an error.
         options.logger.warn({ subgraph: name, url }, 'no URL configured for this subgraph; its fields will return errors')
       }
-      const source = !endpoint ? unconfiguredDataSource(name) : endpoint.kind === 'local' ? localDataSource(endpoint.subgraph) : remoteDataSource(endpoint.url, timeoutMs)
+      const source = !endpoint
+        ? unconfiguredDataSource(name)
+        : endpoint.kind === 'local'
+          ? localDataSource(endpoint.subgraph)
+          : remoteDataSource(endpoint.url, timeoutMs)
       dataSources[name] = guardDataSource(name, source, {
         timeoutMs,
         onBreakerChange: (subgraph, state) =>
-          state === 'open' ? options.logger.error({ subgraph }, 'subgraph failing: breaker open, its fields fail fast') : options.logger.warn({ subgraph }, 'subgraph answering again: breaker closed'),
+          state === 'open'
+            ? options.logger.error({ subgraph }, 'subgraph failing: breaker open, its fields fail fast')
+            : options.logger.warn({ subgraph }, 'subgraph answering again: breaker closed'),
       })
       return dataSources[name]
     },
@@ -120,7 +121,10 @@ export async function createGateway(options: GatewayOptions) {
   const explorerPage = createExplorerPage()
   // --- fast path: Apollo Server runs its whole pipeline (CSRF, parsing, validation, limits,
   // plugins) and then calls this executor, which skips result shaping where it changes nothing.
-  const fastPath = options.fastPath === false ? undefined : createFastPath({ supergraphSdl: options.supergraphSdl, dataSources: dataSources as Record<string, GraphQLDataSource> })
+  const fastPath =
+    options.fastPath === false
+      ? undefined
+      : createFastPath({ supergraphSdl: options.supergraphSdl, dataSources: dataSources as Record<string, GraphQLDataSource> })
   const executing: Pick<ApolloGateway, 'load' | 'onSchemaLoadOrUpdate' | 'stop'> = !fastPath
     ? gateway
     : {
@@ -207,7 +211,9 @@ export async function createGateway(options: GatewayOptions) {
         errorHandler(error, request, reply) {
           const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
           if (status === 500) request.log.error({ err: error, reqId: request.id }, 'unhandled error')
-          const [code, message] = BODY_ERRORS[error.code] ?? (status === 500 ? ['INTERNAL_SERVER_ERROR', `Internal error; quote request id ${request.id} to support`] : ['BAD_REQUEST', error.message])
+          const [code, message] =
+            BODY_ERRORS[error.code] ??
+            (status === 500 ? ['INTERNAL_SERVER_ERROR', `Internal error; quote request id ${request.id} to support`] : ['BAD_REQUEST', error.message])
           return reply.code(status).send({ errors: [{ message, extensions: { code, http: { status }, requestId: request.id } }] })
         },
         async handler(request, reply) {
@@ -218,21 +224,39 @@ export async function createGateway(options: GatewayOptions) {
             state = await options.limiter.consume(key)
           } catch (error) {
             if (!(error instanceof RateLimitUnavailableError)) throw error
-            return reply.code(503).header('retry-after', String(error.retryAfterSeconds)).send({
-              errors: [{ message: `${error.message}; try again in ${error.retryAfterSeconds} s`, extensions: { code: 'SERVICE_UNAVAILABLE', http: { status: 503 } } }],
-            })
+            return reply
+              .code(503)
+              .header('retry-after', String(error.retryAfterSeconds))
+              .send({
+                errors: [
+                  {
+                    message: `${error.message}; try again in ${error.retryAfterSeconds} s`,
+                    extensions: { code: 'SERVICE_UNAVAILABLE', http: { status: 503 } },
+                  },
+                ],
+              })
           }
           reply.headers(rateLimitHeaders(state))
           if (!state.allowed) {
             return reply.code(429).send({
-              errors: [{ message: `Rate limit exceeded: ${state.limit} requests per ${options.limiter.windowSeconds} s`, extensions: { code: 'RATE_LIMITED', http: { status: 429 } } }],
+              errors: [
+                {
+                  message: `Rate limit exceeded: ${state.limit} requests per ${options.limiter.windowSeconds} s`,
+                  extensions: { code: 'RATE_LIMITED', http: { status: 429 } },
+                },
+              ],
             })
           }
           const url = new URL(request.url, 'http://gateway')
           const inUrl = credentialInQuery(Object.fromEntries(url.searchParams))
           if (inUrl) {
             return reply.code(400).send({
-              errors: [{ message: `${inUrl}: API keys and access tokens are not accepted in the URL; send Authorization: Bearer <key>`, extensions: { code: 'BAD_REQUEST', http: { status: 400 }, details: { field: inUrl } } }],
+              errors: [
+                {
+                  message: `${inUrl}: API keys and access tokens are not accepted in the URL; send Authorization: Bearer <key>`,
+                  extensions: { code: 'BAD_REQUEST', http: { status: 400 }, details: { field: inUrl } },
+                },
+              ],
             })
           }
           if (request.method === 'GET' && !url.searchParams.has('query') && (request.headers.accept ?? '').includes('text/html')) {

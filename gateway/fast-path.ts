@@ -24,9 +24,7 @@ type RequestContext = Parameters<GatewayExecutor>[0]
 type ExecutionResult = Awaited<ReturnType<GatewayExecutor>>
 
 /** What the fast path decided for one operation of one document. */
-export type FastPathDecision =
-  | { kind: 'apollo'; reason: string }
-  | { kind: 'fetch'; plan: QueryPlan; fetch: FetchNode }
+export type FastPathDecision = { kind: 'apollo'; reason: string } | { kind: 'fetch'; plan: QueryPlan; fetch: FetchNode }
 
 /** Options of the fast path. */
 export interface FastPathOptions {
@@ -87,7 +85,8 @@ export function createFastPath(options: FastPathOptions) {
   const plan = (document: DocumentNode, operationName: string | undefined): FastPathDecision => {
     const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)
     if (operations.length !== document.definitions.length) return APOLLO('the document has fragments')
-    const operation = operationName === undefined ? (operations.length === 1 ? operations[0] : undefined) : operations.find((o) => o.name?.value === operationName)
+    const operation =
+      operationName === undefined ? (operations.length === 1 ? operations[0] : undefined) : operations.find((o) => o.name?.value === operationName)
     if (!operation) return APOLLO('no single operation')
     if (operation.operation !== 'query') return APOLLO(`a ${operation.operation}`)
     const { apiSchema, apiGraphQLSchema, planner } = planning()
@@ -146,7 +145,12 @@ export function createFastPath(options: FastPathOptions) {
       if (isEnumType(apiNamed)) {
         // Apollo drops enum values the API schema hides; equal value sets leave nothing to drop.
         if (!isEnumType(subgraphNamed)) return `${apiNamed.name} differs`
-        const values = (t: typeof apiNamed) => t.getValues().map((v) => v.name).sort().join(',')
+        const values = (t: typeof apiNamed) =>
+          t
+            .getValues()
+            .map((v) => v.name)
+            .sort()
+            .join(',')
         if (values(apiNamed) !== values(subgraphNamed)) return `${apiNamed.name} has values the API schema hides`
       }
       if (isObjectType(apiNamed)) {

@@ -60,7 +60,11 @@ export function guardDataSource<T extends GraphQLDataSource>(name: string, inner
   return {
     async process(request) {
       if (openUntil > now() || (openUntil !== 0 && trial)) {
-        return failed(request, 'SUBGRAPH_UNAVAILABLE', `Subgraph ${name} is unavailable (failing fast after ${failures} failed fetches; retried within ${Math.ceil(openMs / 1000)} s)`)
+        return failed(
+          request,
+          'SUBGRAPH_UNAVAILABLE',
+          `Subgraph ${name} is unavailable (failing fast after ${failures} failed fetches; retried within ${Math.ceil(openMs / 1000)} s)`,
+        )
       }
       if (openUntil !== 0) trial = true
       let timer: NodeJS.Timeout | undefined

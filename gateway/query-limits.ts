@@ -88,11 +88,19 @@ export function parseWithinLimits(query: string, limits: DocumentLimits): { docu
     for (const [key, value] of Object.entries(ast)) if (key !== 'loc' && value && typeof value === 'object') stack.push(value)
   }
   if (aliases > limits.maxAliases) {
-    return { error: limitError(`Document has ${aliases} aliases; the maximum is ${limits.maxAliases}`, 'QUERY_TOO_MANY_ALIASES', { aliases, maxAliases: limits.maxAliases }) }
+    return {
+      error: limitError(`Document has ${aliases} aliases; the maximum is ${limits.maxAliases}`, 'QUERY_TOO_MANY_ALIASES', {
+        aliases,
+        maxAliases: limits.maxAliases,
+      }),
+    }
   }
   if (directives > limits.maxDirectives) {
     return {
-      error: limitError(`Document has ${directives} directives; the maximum is ${limits.maxDirectives}`, 'QUERY_TOO_MANY_DIRECTIVES', { directives, maxDirectives: limits.maxDirectives }),
+      error: limitError(`Document has ${directives} directives; the maximum is ${limits.maxDirectives}`, 'QUERY_TOO_MANY_DIRECTIVES', {
+        directives,
+        maxDirectives: limits.maxDirectives,
+      }),
     }
   }
   return { document }
@@ -206,11 +214,11 @@ function measureOperation(
         if (name.startsWith('__')) continue
         const type = fields?.[name]?.type
         const arg = selection.arguments?.find((a) => PAGE_ARGUMENTS.includes(a.name.value))
-        const requested = arg ? pageArgument(arg.value) ?? listSize : undefined
+        const requested = arg ? (pageArgument(arg.value) ?? listSize) : undefined
         // A list multiplies what it selects by its size: its own page argument, else one
         // given on the page object above it (`alerts(limit: 100) { items { … } }`).
         const list = type !== undefined && isList(type)
-        const multiplier = list ? requested ?? pageSize ?? listSize : 1
+        const multiplier = list ? (requested ?? pageSize ?? listSize) : 1
         let own = 1
         if (selection.selectionSet) {
           const inner = measure(selection.selectionSet, type, list ? undefined : requested)
@@ -223,7 +231,7 @@ function measureOperation(
         // of `alerts(limit: 1)` must not pass as 6,000 cheap fields.
         cost += arg ? Math.max(own, listSize) : own
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        const onType = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) ?? parent : parent
+        const onType = selection.typeCondition ? (schema.getType(selection.typeCondition.name.value) ?? parent) : parent
         const inner = measure(selection.selectionSet, onType as GraphQLType | undefined, pageSize)
         deepest = Math.max(deepest, inner.depth)
         cost += inner.cost

@@ -2,15 +2,7 @@ import { createClient, type Client } from 'graphql-ws'
 import { useServer } from 'graphql-ws/use/ws'
 import { randomUUID } from 'node:crypto'
 import type { GraphQLDataSource } from '@apollo/gateway'
-import {
-  GraphQLError,
-  specifiedRules,
-  validate,
-  type ExecutionArgs,
-  type ExecutionResult,
-  type GraphQLSchema,
-  type ValidationRule,
-} from 'graphql'
+import { GraphQLError, specifiedRules, validate, type ExecutionArgs, type ExecutionResult, type GraphQLSchema, type ValidationRule } from 'graphql'
 import WebSocket, { type WebSocketServer } from 'ws'
 import type { HeaderBag } from '../platform/auth/read-credential.js'
 import { mapAsyncIterator } from '../platform/events/map-async-iterator.js'
@@ -88,7 +80,10 @@ export function createSubscriptionServer(options: SubscriptionServerOptions) {
         }
       },
       async execute(args: ExecutionArgs) {
-        const { payload, headers } = args.contextValue as { payload: { query: string; variables?: Record<string, unknown>; operationName?: string }; headers: HeaderBag }
+        const { payload, headers } = args.contextValue as {
+          payload: { query: string; variables?: Record<string, unknown>; operationName?: string }
+          headers: HeaderBag
+        }
         return options.executeOperation(payload, headers)
       },
       async subscribe(args: ExecutionArgs) {
@@ -101,7 +96,8 @@ export function createSubscriptionServer(options: SubscriptionServerOptions) {
         }
         const owner = planned.primary.serviceName
         const endpoint = options.endpoints[owner]
-        if (!endpoint) return { errors: [new GraphQLError(`Subgraph ${owner} is not configured on this gateway`, { extensions: { code: 'SUBGRAPH_NOT_CONFIGURED' } })] }
+        if (!endpoint)
+          return { errors: [new GraphQLError(`Subgraph ${owner} is not configured on this gateway`, { extensions: { code: 'SUBGRAPH_NOT_CONFIGURED' } })] }
         const state = stateOf(extra)
         const variables = (args.variableValues ?? {}) as Record<string, unknown>
         // The owner gets the planner's subscription: its own fields and the keys others need.
@@ -166,7 +162,11 @@ function remoteSubscribe(
         return (await iterator.next()) as IteratorResult<ExecutionResult>
       } catch (error) {
         // A dropped subgraph connection ends the subscription with an error the client can see.
-        const message = Array.isArray(error) ? String((error[0] as { message?: string })?.message) : error instanceof Error ? error.message : 'Subgraph connection closed'
+        const message = Array.isArray(error)
+          ? String((error[0] as { message?: string })?.message)
+          : error instanceof Error
+            ? error.message
+            : 'Subgraph connection closed'
         await iterator.return?.()
         return { value: { errors: [new GraphQLError(message, { extensions: { code: 'SUBGRAPH_UNAVAILABLE' } })] }, done: false }
       }

@@ -5,9 +5,7 @@ export class ConfigError extends Error {
   override name = 'ConfigError'
 }
 
-const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes')
+const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes')
 
 const port = z.coerce.number().int().min(0).max(65535)
 
@@ -20,7 +18,12 @@ const platformSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
     .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  TESSERA_BODY_LIMIT: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+  TESSERA_BODY_LIMIT: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(64 * 1024 * 1024)
+    .default(1024 * 1024),
   TESSERA_RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(1000),
   TESSERA_RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   TESSERA_SECRET_KEY: z
@@ -65,7 +68,16 @@ export interface PlatformConfig {
   /** Lifetime of OAuth access tokens in seconds. */
   tokenTtlSeconds: number
   /** Gateway settings. */
-  gateway: { introspection: boolean; fastPath: boolean; maxDepth: number; maxCost: number; maxTokens: number; maxAliases: number; maxDirectives: number; subgraphTimeoutMs: number }
+  gateway: {
+    introspection: boolean
+    fastPath: boolean
+    maxDepth: number
+    maxCost: number
+    maxTokens: number
+    maxAliases: number
+    maxDirectives: number
+    subgraphTimeoutMs: number
+  }
   /** How long a graceful shutdown waits for in-flight work before it gives up. */
   shutdownGraceMs: number
 }
@@ -87,9 +99,7 @@ export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv)
 export function loadPlatformConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig {
   const e = parseEnv(platformSchema, blankToUndefined(env))
   if (Boolean(e.TESSERA_CLIENT_ID) !== Boolean(e.TESSERA_CLIENT_SECRET)) {
-    throw new ConfigError(
-      'Invalid configuration:\n  TESSERA_CLIENT_ID and TESSERA_CLIENT_SECRET must be set together',
-    )
+    throw new ConfigError('Invalid configuration:\n  TESSERA_CLIENT_ID and TESSERA_CLIENT_SECRET must be set together')
   }
   return {
     port: e.PORT,

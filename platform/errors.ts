@@ -13,14 +13,7 @@ export interface ErrorDefinition {
  * (`AUTH_001` in one, `UNAUTHORIZED` in another) while the mechanism stays shared.
  */
 export type PlatformErrorRole =
-  | 'invalidRequest'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'notFound'
-  | 'payloadTooLarge'
-  | 'unsupportedMediaType'
-  | 'rateLimited'
-  | 'internal'
+  'invalidRequest' | 'unauthorized' | 'forbidden' | 'notFound' | 'payloadTooLarge' | 'unsupportedMediaType' | 'rateLimited' | 'internal'
 
 /** An expected failure with a code from a service's registry; safe to show to the caller. */
 export class TesseraError extends Error {

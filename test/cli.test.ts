@@ -15,8 +15,11 @@ const dataDir = () => {
 // waiting for a process to start.
 const tessera = (args: string[], env: Record<string, string>) =>
   new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'bin/tessera.ts', ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, encoding: 'utf8', timeout: 90_000 }, (error, stdout, stderr) =>
-      resolve({ status: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'bin/tessera.ts', ...args],
+      { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, encoding: 'utf8', timeout: 90_000 },
+      (error, stdout, stderr) => resolve({ status: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     )
   })
 
@@ -36,9 +39,15 @@ describe.concurrent('the tessera command', { timeout: 240_000 }, () => {
     const keyless = await tessera(['start'], { DATABASE_URL: 'postgres://tessera@127.0.0.1:1/tessera', DATA_DIR: dataDir() })
     expect(keyless.status).toBe(2)
     expect(keyless.stderr).toContain('TESSERA_SECRET_KEY: required with DATABASE_URL')
-    const unreachable = await tessera(['start'], { DATABASE_URL: 'postgres://tessera:hunter2@127.0.0.1:1/tessera', TESSERA_SECRET_KEY: 'ab'.repeat(32), DATA_DIR: dataDir() })
+    const unreachable = await tessera(['start'], {
+      DATABASE_URL: 'postgres://tessera:hunter2@127.0.0.1:1/tessera',
+      TESSERA_SECRET_KEY: 'ab'.repeat(32),
+      DATA_DIR: dataDir(),
+    })
     expect(unreachable.status).toBe(2)
-    expect(unreachable.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^Cannot use the database at 127\.0\.0\.1:1\/tessera \(ECONNREFUSED.*check DATABASE_URL/)])
+    expect(unreachable.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^Cannot use the database at 127\.0\.0\.1:1\/tessera \(ECONNREFUSED.*check DATABASE_URL/),
+    ])
     expect(unreachable.stderr).not.toContain('hunter2')
   })
 
@@ -62,7 +71,13 @@ describe.concurrent('the tessera command', { timeout: 240_000 }, () => {
   it('registers exactly the credentials given in the environment', async () => {
     const dir = dataDir()
     const apiKey = 'my-own-development-key-123456'
-    const running = await spawnTessera(['start'], { DATA_DIR: dir, PORT: '0', TESSERA_API_KEY: apiKey, TESSERA_CLIENT_ID: 'ci-client', TESSERA_CLIENT_SECRET: 'ci-secret-0123456789abcdef' })
+    const running = await spawnTessera(['start'], {
+      DATA_DIR: dir,
+      PORT: '0',
+      TESSERA_API_KEY: apiKey,
+      TESSERA_CLIENT_ID: 'ci-client',
+      TESSERA_CLIENT_SECRET: 'ci-secret-0123456789abcdef',
+    })
     try {
       expect(running.output()).not.toContain(apiKey)
       expect((await fetch(`${running.url}/v1/quantum/gates`, { headers: { authorization: `Bearer ${apiKey}` } })).status).toBe(200)
@@ -102,7 +117,10 @@ describe.concurrent('the tessera command', { timeout: 240_000 }, () => {
     const id = /API key ([0-9a-f-]{36})/.exec(created.stdout)?.[1]
     expect(key && id).toBeTruthy()
     expect((await tessera(['keys', 'revoke', id!], { DATA_DIR: dir })).stdout).toContain(`revoked ${id}`)
-    const shaped = await tessera(['keys', 'create', '--name', 'classroom', '--scopes', 'devices:read', '--environment', 'sandbox', '--tier', 'pro', '--rate-limit', '5000'], { DATA_DIR: dir })
+    const shaped = await tessera(
+      ['keys', 'create', '--name', 'classroom', '--scopes', 'devices:read', '--environment', 'sandbox', '--tier', 'pro', '--rate-limit', '5000'],
+      { DATA_DIR: dir },
+    )
     expect(shaped.stdout).toContain('sandbox tier=pro limit=5000/h')
     const listed = await tessera(['keys', 'list'], { DATA_DIR: dir })
     expect(listed.stdout).toMatch(/kiosk.*revoked/)

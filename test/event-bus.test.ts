@@ -6,7 +6,12 @@ import { createEventBus, outboxRow, type EventBus } from '../platform/events/eve
 // What writeOutbox does inside a service's transaction: a row in the platform outbox.
 const publish = (db: Database, type: string, aggregateId: string, payload: object) => {
   const row = outboxRow(type, aggregateId, payload)
-  return db.query("INSERT INTO platform.outbox (id, service, type, aggregate_id, payload) VALUES ($1, 'devices', $2, $3, $4)", [row.id, row.type, row.aggregateId, JSON.stringify(row.payload)])
+  return db.query("INSERT INTO platform.outbox (id, service, type, aggregate_id, payload) VALUES ($1, 'devices', $2, $3, $4)", [
+    row.id,
+    row.type,
+    row.aggregateId,
+    JSON.stringify(row.payload),
+  ])
 }
 
 describe('event bus', () => {
@@ -38,7 +43,9 @@ describe('event bus', () => {
     const stream = bus.subscribe({ schema: 'devices', types: ['tx.test'] })
     await db
       .transaction(async (tx) => {
-        await tx.query("INSERT INTO platform.outbox (id, service, type, aggregate_id, payload) VALUES (gen_random_uuid(), 'devices', 'tx.test', 'x', '{\"n\":1}')")
+        await tx.query(
+          "INSERT INTO platform.outbox (id, service, type, aggregate_id, payload) VALUES (gen_random_uuid(), 'devices', 'tx.test', 'x', '{\"n\":1}')",
+        )
         throw new Error('roll back')
       })
       .catch(() => {})

@@ -27,8 +27,15 @@ describe('npm run new-service', () => {
       'test/field-trips/field-trips.test.ts',
     ])
     for (const [file, text] of Object.entries(files).filter(([f]) => f.endsWith('.ts'))) {
-      const out = ts.transpileModule(text, { fileName: file, reportDiagnostics: true, compilerOptions: { module: ts.ModuleKind.NodeNext, target: ts.ScriptTarget.ES2022 } })
-      expect(out.diagnostics?.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')), file).toEqual([])
+      const out = ts.transpileModule(text, {
+        fileName: file,
+        reportDiagnostics: true,
+        compilerOptions: { module: ts.ModuleKind.NodeNext, target: ts.ScriptTarget.ES2022 },
+      })
+      expect(
+        out.diagnostics?.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')),
+        file,
+      ).toEqual([])
     }
     expect(files['subgraphs/field-trips/prisma/schema.prisma']).toContain('schemas  = ["field_trips"]')
     expect(files['subgraphs/field-trips/prisma/migrations/20261124100000_init/migration.sql']).toContain('CREATE TABLE "field_trips"."items"')
@@ -48,7 +55,9 @@ describe('npm run new-service', () => {
     const before = readFileSync('bin/services.ts', 'utf8')
     const after = addToCatalog(before, 'field-trips')
     expect(after).toContain("import { FIELD_TRIPS_SCOPES } from '../subgraphs/field-trips/scopes.js'")
-    expect(after).toContain("  'field-trips': { scopes: FIELD_TRIPS_SCOPES, load: async () => (await import('../rest-adapters/field-trips/index.js')).fieldTripsService as Service },")
+    expect(after).toContain(
+      "  'field-trips': { scopes: FIELD_TRIPS_SCOPES, load: async () => (await import('../rest-adapters/field-trips/index.js')).fieldTripsService as Service },",
+    )
     expect(after.split('\n').length).toBe(before.split('\n').length + 2)
   })
 })

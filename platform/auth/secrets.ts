@@ -14,9 +14,7 @@ const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 32 }
 
 function scryptAsync(secret: string, salt: Buffer): Promise<Buffer> {
   return new Promise((resolve, reject) =>
-    scrypt(secret, salt, SCRYPT.keylen, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p }, (err, key) =>
-      err ? reject(err) : resolve(key),
-    ),
+    scrypt(secret, salt, SCRYPT.keylen, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p }, (err, key) => (err ? reject(err) : resolve(key))),
   )
 }
 

@@ -27,13 +27,16 @@ export function credentialInQuery(query: unknown): string | undefined {
 export function redactUrl(url: string): string {
   const mark = url.indexOf('?')
   if (mark < 0) return url
-  const parts = url.slice(mark + 1).split('&').map((pair) => {
-    const equals = pair.indexOf('=')
-    if (equals < 0) return pair
-    const name = safeDecode(pair.slice(0, equals)).toLowerCase()
-    const value = safeDecode(pair.slice(equals + 1))
-    return SECRET_PARAMETERS.has(name) || SECRET_VALUE.test(value) ? `${pair.slice(0, equals)}=[REDACTED]` : pair
-  })
+  const parts = url
+    .slice(mark + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=')
+      if (equals < 0) return pair
+      const name = safeDecode(pair.slice(0, equals)).toLowerCase()
+      const value = safeDecode(pair.slice(equals + 1))
+      return SECRET_PARAMETERS.has(name) || SECRET_VALUE.test(value) ? `${pair.slice(0, equals)}=[REDACTED]` : pair
+    })
   return `${url.slice(0, mark)}?${parts.join('&')}`
 }
 

@@ -20,9 +20,7 @@ export interface PrismaClientOptions {
 }
 
 /** Where the data lives: the embedded PGlite or a PostgreSQL server. */
-export type DatabaseHandle =
-  | { kind: 'embedded'; pglite: PGlite }
-  | { kind: 'postgres'; pool: pg.Pool; url: string }
+export type DatabaseHandle = { kind: 'embedded'; pglite: PGlite } | { kind: 'postgres'; pool: pg.Pool; url: string }
 
 /** The one database of a process, shared by every service running in it. */
 export interface Database extends SqlExecutor {
@@ -54,9 +52,7 @@ export interface ListenHooks {
 export const LISTEN_BACKOFF = { initialMs: 100, maxMs: 5000 }
 
 /** How to open the database. */
-export type DatabaseOptions =
-  | { kind: 'embedded'; dataDir: string | null; snapshot?: Blob | File }
-  | { kind: 'postgres'; url: string; poolSize?: number }
+export type DatabaseOptions = { kind: 'embedded'; dataDir: string | null; snapshot?: Blob | File } | { kind: 'postgres'; url: string; poolSize?: number }
 
 // PGlite queues every caller behind one lock, so Prisma's default 2 s wait for a transaction
 // slot counts queueing time too and fails under ordinary load.
@@ -188,6 +184,14 @@ async function createPostgres(options: { url: string; poolSize?: number }): Prom
     ...executor(pool),
     async transaction(fn) {
       const client = await pool.connect()
+      // While a client is checked out the pool does not listen for its errors: a server that
+      // goes away between two statements would otherwise crash the process with an unhandled
+      // 'error' event. The failure reaches the caller through the next statement instead.
+      let broken: Error | undefined
+      const onError = (error: Error) => {
+        broken = error
+      }
+      client.on('error', onError)
       try {
         await client.query('BEGIN')
         const result = await fn(executor(client))
@@ -195,9 +199,12 @@ async function createPostgres(options: { url: string; poolSize?: number }): Prom
         return result
       } catch (error) {
         await client.query('ROLLBACK').catch(() => {})
+        if (!broken && isConnectionError(error as Error)) broken = error as Error
         throw error
       } finally {
-        client.release()
+        client.off('error', onError)
+        // A client whose connection failed is discarded, not handed to the next caller.
+        client.release(broken)
       }
     },
     listen: (channel, onPayload, hooks) => listenWithReconnect(options.url, channel, onPayload, listeners, hooks),
@@ -288,4 +295,11 @@ async function listenWithReconnect(
       await c.end().catch(() => {})
     }
   }
+}
+
+// Errors that leave a connection unusable (as opposed to a statement that failed).
+function isConnectionError(error: Error): boolean {
+  const code = (error as { code?: unknown }).code
+  if (typeof code === 'string' && (code.startsWith('08') || code.startsWith('57P0'))) return true
+  return code === undefined && /Connection terminated|ECONNRESET|ECONNREFUSED/.test(error.message)
 }

@@ -58,9 +58,7 @@ export async function applyMigrations(db: Database, sets: readonly MigrationSet[
         const checksum = known.get(file.name)
         if (checksum !== undefined) {
           if (checksum !== file.checksum) {
-            throw new MigrationDriftError(
-              `Migration ${set.schema}/${file.name} was changed after it was applied; add a new migration instead`,
-            )
+            throw new MigrationDriftError(`Migration ${set.schema}/${file.name} was changed after it was applied; add a new migration instead`)
           }
           continue
         }
@@ -82,7 +80,10 @@ export async function applyMigrations(db: Database, sets: readonly MigrationSet[
 
 async function readMigrations(dir: string) {
   const entries = await readdir(dir, { withFileTypes: true })
-  const folders = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort()
+  const folders = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort()
   return Promise.all(
     folders.map(async (name) => {
       const sql = await readFile(path.join(dir, name, 'migration.sql'), 'utf8')

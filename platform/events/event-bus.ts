@@ -66,9 +66,7 @@ export interface EventBusOptions {
 }
 
 /** A change of the bus's listening connection. */
-export type ListenerChange =
-  | { state: 'lost'; error: unknown }
-  | { state: 'restored'; downMs: number; attempts: number; replayed: number }
+export type ListenerChange = { state: 'lost'; error: unknown } | { state: 'restored'; downMs: number; attempts: number; replayed: number }
 
 /** State of the bus's listening connection, as /ready reports it. */
 export type ListenerState = 'listening' | 'reconnecting' | 'closed'
@@ -135,7 +133,15 @@ export async function createEventBus(db: Database, options: EventBusOptions = {}
     let replayed = 0
     try {
       for (;;) {
-        const rows = await db.query<{ seq: string | number; id: string; schema: string; type: string; aggregateId: string; occurredAt: Date | string; payload: unknown }>(
+        const rows = await db.query<{
+          seq: string | number
+          id: string
+          schema: string
+          type: string
+          aggregateId: string
+          occurredAt: Date | string
+          payload: unknown
+        }>(
           `SELECT seq, id, service AS schema, type, aggregate_id AS "aggregateId", occurred_at AS "occurredAt", payload
            FROM platform.outbox WHERE seq > $1 ORDER BY seq LIMIT ${REPLAY_BATCH}`,
           [lastSeq],

@@ -6,10 +6,7 @@ export interface ByteRange {
 }
 
 /** What a `Range` header means for a file of a given size. */
-export type RangeRequest =
-  | { kind: 'whole' }
-  | { kind: 'partial'; range: ByteRange }
-  | { kind: 'unsatisfiable' }
+export type RangeRequest = { kind: 'whole' } | { kind: 'partial'; range: ByteRange } | { kind: 'unsatisfiable' }
 
 /**
  * Reads a `Range: bytes=…` header (RFC 9110 §14.1.2) against a file's size. One range is served

@@ -23,14 +23,16 @@ describe('platform file store: removal and headers only', () => {
     return staged.id
   }
 
-  it('removes files with their chunks in the caller\'s transaction, and keeps them if it rolls back', async () => {
+  it("removes files with their chunks in the caller's transaction, and keeps them if it rolls back", async () => {
     const [a, b, kept] = [await stored(Buffer.alloc(3000, 1)), await stored(Buffer.alloc(10, 2)), await stored(Buffer.alloc(2048, 3))]
     expect(await chunksOf(a)).toBe(3)
 
-    await expect(db.transaction(async (tx) => {
-      expect(await store.remove(raw(tx), [a])).toBe(1)
-      throw new Error('the record could not be deleted')
-    })).rejects.toThrow('could not be deleted')
+    await expect(
+      db.transaction(async (tx) => {
+        expect(await store.remove(raw(tx), [a])).toBe(1)
+        throw new Error('the record could not be deleted')
+      }),
+    ).rejects.toThrow('could not be deleted')
     expect(await store.stat(a)).not.toBeNull()
     expect(await chunksOf(a)).toBe(3)
 

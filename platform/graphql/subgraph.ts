@@ -1,16 +1,6 @@
 import { buildSubgraphSchema } from '@apollo/subgraph'
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js'
-import {
-  GraphQLError,
-  execute,
-  parse,
-  subscribe,
-  validate,
-  visit,
-  type DocumentNode,
-  type ExecutionResult,
-  type GraphQLSchema,
-} from 'graphql'
+import { GraphQLError, execute, parse, subscribe, validate, visit, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql'
 import type { HeaderBag } from '../auth/read-credential.js'
 import { isTesseraError, type ErrorRegistry } from '../errors.js'
 import { inspectInput } from '../validation/inspect-input.js'
@@ -59,9 +49,7 @@ export interface Subgraph<Context extends { requestId?: string } = { requestId?:
  * executor: the embedded gateway calls subgraphs through this (no loopback HTTP), and the
  * split-mode server (mercurius) serves the same schema and context over HTTP and WebSocket.
  */
-export function createSubgraph<Context extends { requestId?: string }>(
-  definition: SubgraphDefinition<Context>,
-): Subgraph<Context> {
+export function createSubgraph<Context extends { requestId?: string }>(definition: SubgraphDefinition<Context>): Subgraph<Context> {
   const schema = buildSubgraphSchema({ typeDefs: definition.typeDefs, resolvers: definition.resolvers as GraphQLResolverMap<unknown> })
   const documents = new Map<string, DocumentNode | readonly GraphQLError[]>()
 

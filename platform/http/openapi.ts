@@ -42,7 +42,12 @@ function build(info: OpenApiInfo, routes: readonly RouteOptions[]) {
     const path = route.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
     const parameters = [
       ...Object.entries(schema.params?.properties ?? {}).map(([name, s]) => ({ name, in: 'path', required: true, schema: s })),
-      ...Object.entries(schema.querystring?.properties ?? {}).map(([name, s]) => ({ name, in: 'query', required: (schema.querystring?.required ?? []).includes(name), schema: s })),
+      ...Object.entries(schema.querystring?.properties ?? {}).map(([name, s]) => ({
+        name,
+        in: 'query',
+        required: (schema.querystring?.required ?? []).includes(name),
+        schema: s,
+      })),
     ]
     for (const method of [route.method].flat()) {
       ;(paths[path] ??= {})[method.toLowerCase()] = {
@@ -54,7 +59,12 @@ function build(info: OpenApiInfo, routes: readonly RouteOptions[]) {
         ...(schema.body ? { requestBody: { required: true, content: { 'application/json': { schema: schema.body } } } } : {}),
         responses: {
           ...(schema.response
-            ? Object.fromEntries(Object.entries(schema.response).map(([status, body]) => [status, { description: 'Success', content: { 'application/json': { schema: body } } }]))
+            ? Object.fromEntries(
+                Object.entries(schema.response).map(([status, body]) => [
+                  status,
+                  { description: 'Success', content: { 'application/json': { schema: body } } },
+                ]),
+              )
             : { '2XX': { description: 'Success' } }),
           default: { description: 'Error (see the error codes)', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
         },

@@ -89,8 +89,12 @@ export function installRestEdge(scope: FastifyInstance, options: RestEdgeOptions
     const challenge = (error: string, description: string) =>
       options.realm ? { 'www-authenticate': `Bearer realm="${options.realm}", error="${error}", error_description="${description}"` } : undefined
     if (credential === undefined) {
-      throw errors.forRole('unauthorized', 'Missing credentials: send Authorization: Bearer <key>', undefined,
-        options.realm ? { 'www-authenticate': `Bearer realm="${options.realm}"` } : undefined)
+      throw errors.forRole(
+        'unauthorized',
+        'Missing credentials: send Authorization: Bearer <key>',
+        undefined,
+        options.realm ? { 'www-authenticate': `Bearer realm="${options.realm}"` } : undefined,
+      )
     }
     const principal = credential ? await verifyOnce(request, credential) : null
     if (!principal) {
@@ -98,7 +102,12 @@ export function installRestEdge(scope: FastifyInstance, options: RestEdgeOptions
       // against the client address, so guessing keys is throttled.
       const failures = await options.limiter.failedAuthentication(request.ip)
       if (!failures.allowed) {
-        throw errors.forRole('rateLimited', 'Too many failed authentications from this address', { retryAfterSeconds: failures.reset }, rateLimitHeaders(failures))
+        throw errors.forRole(
+          'rateLimited',
+          'Too many failed authentications from this address',
+          { retryAfterSeconds: failures.reset },
+          rateLimitHeaders(failures),
+        )
       }
       throw errors.forRole('unauthorized', 'Invalid, expired or revoked credentials', undefined, challenge('invalid_token', 'The access token is invalid'))
     }
@@ -109,7 +118,11 @@ export function installRestEdge(scope: FastifyInstance, options: RestEdgeOptions
     const inUrl = credentialInQuery(request.query)
     if (inUrl) {
       throw errors.invalid([
-        { field: inUrl, message: 'must not carry an API key or access token: URLs end up in logs and browser history. Send it as Authorization: Bearer <key>, and revoke a key that was sent in a URL' },
+        {
+          field: inUrl,
+          message:
+            'must not carry an API key or access token: URLs end up in logs and browser history. Send it as Authorization: Bearer <key>, and revoke a key that was sent in a URL',
+        },
       ])
     }
     if (request.routeOptions.config.public) return
@@ -167,9 +180,15 @@ function toTesseraError(error: FastifyError | TesseraError, errors: ErrorRegistr
   if (error instanceof TesseraError) return error
   // A fail-closed limiter whose store is down: the client may retry, nothing is wrong with it.
   if (error instanceof RateLimitUnavailableError) {
-    return new TesseraError('SERVICE_UNAVAILABLE', 503, `${error.message}; try again in ${error.retryAfterSeconds} s`, { reason: 'rate limit store unavailable' }, {
-      'retry-after': String(error.retryAfterSeconds),
-    })
+    return new TesseraError(
+      'SERVICE_UNAVAILABLE',
+      503,
+      `${error.message}; try again in ${error.retryAfterSeconds} s`,
+      { reason: 'rate limit store unavailable' },
+      {
+        'retry-after': String(error.retryAfterSeconds),
+      },
+    )
   }
   if (error.validation) {
     return errors.invalid(error.validation.map((v) => toIssue(v)))

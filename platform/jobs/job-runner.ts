@@ -60,9 +60,13 @@ export function createJobRunner(db: Database, options: JobRunnerOptions = {}) {
           ...(q.expireInSeconds ? { expireInSeconds: q.expireInSeconds } : {}),
         })
         if (q.cron) await boss.schedule(q.name, q.cron, {}, { tz: 'UTC' })
-        await boss.work<object>(q.name, { pollingIntervalSeconds: q.pollingIntervalSeconds ?? 1, batchSize: 1, localConcurrency: q.concurrency ?? 1 }, async (jobs) => {
-          for (const job of jobs) await q.handle(job.data as never)
-        })
+        await boss.work<object>(
+          q.name,
+          { pollingIntervalSeconds: q.pollingIntervalSeconds ?? 1, batchSize: 1, localConcurrency: q.concurrency ?? 1 },
+          async (jobs) => {
+            for (const job of jobs) await q.handle(job.data as never)
+          },
+        )
       }
       started = true
     },

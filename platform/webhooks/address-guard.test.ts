@@ -7,14 +7,34 @@ import { sendWebhook } from './send-webhook.js'
 
 describe('webhook address guard', () => {
   it('blocks private, loopback, link-local, metadata and reserved addresses, and lets public ones pass', () => {
-    for (const ip of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.100.100.200', '0.0.0.0', '224.0.0.1', '::1', '::', 'fe80::1', 'fd00:ec2::254', '::ffff:127.0.0.1', '::ffff:10.0.0.1']) {
+    for (const ip of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.100.100.200',
+      '0.0.0.0',
+      '224.0.0.1',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd00:ec2::254',
+      '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1',
+    ]) {
       expect(isBlockedAddress(ip), ip).toBe(true)
     }
     for (const ip of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8']) expect(isBlockedAddress(ip), ip).toBe(false)
   })
 
   it('refuses URLs that resolve to blocked addresses unless the operator allows them', async () => {
-    const resolve: ResolveHost = async (host) => (host === 'public.example' ? [{ address: '93.184.216.34', family: 4 }] : host === 'metadata.internal' ? [{ address: '169.254.169.254', family: 4 }] : Promise.reject(new Error('ENOTFOUND')))
+    const resolve: ResolveHost = async (host) =>
+      host === 'public.example'
+        ? [{ address: '93.184.216.34', family: 4 }]
+        : host === 'metadata.internal'
+          ? [{ address: '169.254.169.254', family: 4 }]
+          : Promise.reject(new Error('ENOTFOUND'))
     expect(await checkWebhookUrl('https://public.example/hook', { allowPrivate: false, resolve })).toBeNull()
     expect(await checkWebhookUrl('http://metadata.internal/latest', { allowPrivate: false, resolve })).toMatch(/169\.254\.169\.254/)
     expect(await checkWebhookUrl('http://nowhere.example/', { allowPrivate: false, resolve })).toMatch(/does not resolve/)
@@ -47,12 +67,26 @@ describe('webhook address guard', () => {
       // Public when the subscription was made, loopback now (DNS rebinding).
       const rebinding: ResolveHost = async () => [{ address: '127.0.0.1', family: 4 }]
       const before = hits
-      const refused = await sendWebhook({ url: `http://rebind.example:${port}/`, body: '{}', headers: {}, timeoutMs: 1000, allowPrivate: false, resolve: rebinding })
+      const refused = await sendWebhook({
+        url: `http://rebind.example:${port}/`,
+        body: '{}',
+        headers: {},
+        timeoutMs: 1000,
+        allowPrivate: false,
+        resolve: rebinding,
+      })
       expect(refused).toMatchObject({ ok: false, statusCode: null, error: expect.stringMatching(/not a public address/) })
       const literal = await sendWebhook({ url: `http://127.0.0.1:${port}/`, body: '{}', headers: {}, timeoutMs: 1000, allowPrivate: false })
       expect(literal.error).toMatch(/not a public address/)
       expect(hits).toBe(before)
-      const allowed = await sendWebhook({ url: `http://rebind.example:${port}/`, body: '{}', headers: {}, timeoutMs: 1000, allowPrivate: true, resolve: rebinding })
+      const allowed = await sendWebhook({
+        url: `http://rebind.example:${port}/`,
+        body: '{}',
+        headers: {},
+        timeoutMs: 1000,
+        allowPrivate: true,
+        resolve: rebinding,
+      })
       expect(allowed).toMatchObject({ ok: true, statusCode: 200 })
     })
 

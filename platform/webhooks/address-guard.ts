@@ -6,14 +6,38 @@ import { BlockList, isIP, type LookupFunction } from 'node:net'
 // NAT (Alibaba's metadata at 100.100.100.200), and everything reserved or not unicast.
 const blocked = new BlockList()
 for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) blocked.addSubnet(net, prefix, 'ipv4')
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  blocked.addSubnet(net, prefix, 'ipv4')
 for (const [net, prefix] of [
-  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001:db8::', 32], ['2001::', 32], ['2002::', 16],
-  ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
-] as const) blocked.addSubnet(net, prefix, 'ipv6')
+  ['::', 128],
+  ['::1', 128],
+  ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['100::', 64],
+  ['2001:db8::', 32],
+  ['2001::', 32],
+  ['2002::', 16],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
+] as const)
+  blocked.addSubnet(net, prefix, 'ipv6')
 
 /** Whether a webhook may not be sent to `address` (an IPv4 or IPv6 literal). */
 export function isBlockedAddress(address: string): boolean {
@@ -64,7 +88,11 @@ export async function checkWebhookUrl(raw: string, options: { allowPrivate: bool
  */
 export function guardedLookup(options: { allowPrivate: boolean; resolve?: ResolveHost }): LookupFunction {
   const resolve = options.resolve ?? systemResolve
-  return ((host: string, lookupOptions: { all?: boolean }, callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void) => {
+  return ((
+    host: string,
+    lookupOptions: { all?: boolean },
+    callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+  ) => {
     resolve(host).then(
       (addresses) => {
         const allowed = options.allowPrivate ? addresses : addresses.filter((a) => !isBlockedAddress(a.address))

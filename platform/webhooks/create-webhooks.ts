@@ -141,13 +141,20 @@ export function createWebhooks(options: WebhooksOptions) {
     })
   }
 
-  async function fanOutEvent(tx: Tx, runner: JobRunner, row: OutboxRow, subscriptions: Array<{ id: string; environment: string; events: string[]; createdAt: Date }>) {
+  async function fanOutEvent(
+    tx: Tx,
+    runner: JobRunner,
+    row: OutboxRow,
+    subscriptions: Array<{ id: string; environment: string; events: string[]; createdAt: Date }>,
+  ) {
     const payload = (row.payload ?? {}) as { environment?: string; data?: unknown }
     const environment = payload.environment ?? 'production'
     const body = { id: row.id, event: row.type, timestamp: row.occurred_at.toISOString(), data: payload.data ?? {} }
     for (const sub of subscriptions) {
       if (sub.environment !== environment || !sub.events.includes(row.type) || sub.createdAt > row.occurred_at) continue
-      const inserted = await tx.$queryRaw<{ id: string }[]>`INSERT INTO platform.webhook_deliveries (id, subscription_id, event_id, event_type, body, status, next_attempt_at)
+      const inserted = await tx.$queryRaw<
+        { id: string }[]
+      >`INSERT INTO platform.webhook_deliveries (id, subscription_id, event_id, event_type, body, status, next_attempt_at)
         VALUES (${randomUUID()}::uuid, ${sub.id}::uuid, ${row.id}::uuid, ${row.type}, ${JSON.stringify(body)}::jsonb, 'pending', ${now()})
         ON CONFLICT (subscription_id, event_id) DO NOTHING RETURNING id::text AS id`
       for (const { id } of inserted) await runner.send(queue, { deliveryId: id }, { tx: tx as unknown as PrismaTransaction })
@@ -192,7 +199,13 @@ export function createWebhooks(options: WebhooksOptions) {
         RETURNING d.id::text AS id, d.attempts, d.status`
       for (const d of stalled) {
         await tx.webhookAttempt.create({
-          data: { deliveryId: d.id, attempt: d.attempts, startedAt: new Date(at.getTime() - leaseMs), durationMs: 0, error: 'interrupted: the process sending it stopped' },
+          data: {
+            deliveryId: d.id,
+            attempt: d.attempts,
+            startedAt: new Date(at.getTime() - leaseMs),
+            durationMs: 0,
+            error: 'interrupted: the process sending it stopped',
+          },
         })
         if (d.status === 'pending') await runner.send(queue, { deliveryId: d.id }, { tx: tx as unknown as PrismaTransaction })
       }
@@ -216,7 +229,10 @@ export function createWebhooks(options: WebhooksOptions) {
     if (!delivery) return
     const sub = delivery.subscription
     if (sub.status !== 'active') {
-      await prisma.webhookDelivery.update({ where: { id: deliveryId }, data: { status: 'cancelled', leaseUntil: null, lastError: 'the subscription is disabled', updatedAt: now() } })
+      await prisma.webhookDelivery.update({
+        where: { id: deliveryId },
+        data: { status: 'cancelled', leaseUntil: null, lastError: 'the subscription is disabled', updatedAt: now() },
+      })
       return
     }
     const startedAt = now()
@@ -238,19 +254,47 @@ export function createWebhooks(options: WebhooksOptions) {
       // A secret that no longer opens (a changed TESSERA_SECRET_KEY) is this side's fault; it
       // is logged and counts as a failed attempt, so the schedule still ends.
       report(error)
-      result = { ok: false, statusCode: null, error: `not sent: ${error instanceof Error ? error.message : String(error)}`, responseBody: null, durationMs: now().getTime() - startedAt.getTime() }
+      result = {
+        ok: false,
+        statusCode: null,
+        error: `not sent: ${error instanceof Error ? error.message : String(error)}`,
+        responseBody: null,
+        durationMs: now().getTime() - startedAt.getTime(),
+      }
     }
     await prisma.$transaction(async (tx) => {
       const done = now()
       await tx.webhookAttempt.create({
-        data: { deliveryId, attempt: claimed.attempts, startedAt, durationMs: result.durationMs, statusCode: result.statusCode, error: result.error, responseBody: result.responseBody },
+        data: {
+          deliveryId,
+          attempt: claimed.attempts,
+          startedAt,
+          durationMs: result.durationMs,
+          statusCode: result.statusCode,
+          error: result.error,
+          responseBody: result.responseBody,
+        },
       })
       if (result.ok) {
-        await tx.webhookDelivery.update({ where: { id: deliveryId }, data: { status: 'delivered', deliveredAt: done, leaseUntil: null, nextAttemptAt: null, lastStatusCode: result.statusCode, lastError: null, updatedAt: done } })
+        await tx.webhookDelivery.update({
+          where: { id: deliveryId },
+          data: {
+            status: 'delivered',
+            deliveredAt: done,
+            leaseUntil: null,
+            nextAttemptAt: null,
+            lastStatusCode: result.statusCode,
+            lastError: null,
+            updatedAt: done,
+          },
+        })
         return
       }
       if (claimed.attempts >= config.retry.maxAttempts) {
-        await tx.webhookDelivery.update({ where: { id: deliveryId }, data: { status: 'failed', leaseUntil: null, nextAttemptAt: null, lastStatusCode: result.statusCode, lastError: result.error, updatedAt: done } })
+        await tx.webhookDelivery.update({
+          where: { id: deliveryId },
+          data: { status: 'failed', leaseUntil: null, nextAttemptAt: null, lastStatusCode: result.statusCode, lastError: result.error, updatedAt: done },
+        })
         await tx.webhookSubscription.updateMany({
           where: { id: sub.id, status: 'active' },
           data: {
@@ -261,17 +305,28 @@ export function createWebhooks(options: WebhooksOptions) {
           },
         })
         // Nothing more goes to a disabled subscription; what waits is cancelled, and can be redelivered.
-        await tx.webhookDelivery.updateMany({ where: { subscriptionId: sub.id, status: 'pending' }, data: { status: 'cancelled', lastError: 'the subscription was disabled', updatedAt: done } })
+        await tx.webhookDelivery.updateMany({
+          where: { subscriptionId: sub.id, status: 'pending' },
+          data: { status: 'cancelled', lastError: 'the subscription was disabled', updatedAt: done },
+        })
         return
       }
       const next = new Date(done.getTime() + retryDelayMs(config.retry, claimed.attempts))
-      await tx.webhookDelivery.update({ where: { id: deliveryId }, data: { status: 'pending', leaseUntil: null, nextAttemptAt: next, lastStatusCode: result.statusCode, lastError: result.error, updatedAt: done } })
+      await tx.webhookDelivery.update({
+        where: { id: deliveryId },
+        data: { status: 'pending', leaseUntil: null, nextAttemptAt: next, lastStatusCode: result.statusCode, lastError: result.error, updatedAt: done },
+      })
       await runner.send(queue, { deliveryId }, { startAfter: next, tx: tx as unknown as PrismaTransaction })
     })
   }
 
   // --- Subscriptions --------------------------------------------------------------------------
-  async function checkInput(input: { url?: unknown; events?: unknown; secret?: unknown; description?: unknown }): Promise<{ url: string; events: string[]; secret: string; description: string | null }> {
+  async function checkInput(input: {
+    url?: unknown
+    events?: unknown
+    secret?: unknown
+    description?: unknown
+  }): Promise<{ url: string; events: string[]; secret: string; description: string | null }> {
     const issues: ValidationIssue[] = []
     const url = typeof input.url === 'string' ? input.url.trim() : ''
     if (input.url === undefined || input.url === null) issues.push({ field: 'url', message: 'is required' })
@@ -281,17 +336,21 @@ export function createWebhooks(options: WebhooksOptions) {
       if (reason) issues.push({ field: 'url', message: reason })
     }
     const eventsIn = input.events
-    if (!Array.isArray(eventsIn) || eventsIn.length === 0) issues.push({ field: 'events', message: `must be a non-empty array of: ${options.eventTypes.join(', ')}` })
+    if (!Array.isArray(eventsIn) || eventsIn.length === 0)
+      issues.push({ field: 'events', message: `must be a non-empty array of: ${options.eventTypes.join(', ')}` })
     else {
       eventsIn.forEach((e, i) => {
-        if (typeof e !== 'string' || !options.eventTypes.includes(e)) issues.push({ field: `events[${i}]`, message: `must be one of: ${options.eventTypes.join(', ')}` })
+        if (typeof e !== 'string' || !options.eventTypes.includes(e))
+          issues.push({ field: `events[${i}]`, message: `must be one of: ${options.eventTypes.join(', ')}` })
       })
     }
     const secret = input.secret
     if (secret === undefined || secret === null) issues.push({ field: 'secret', message: 'is required' })
-    else if (typeof secret !== 'string' || secret.length < 16 || secret.length > 256) issues.push({ field: 'secret', message: 'must be a string of 16 to 256 characters' })
+    else if (typeof secret !== 'string' || secret.length < 16 || secret.length > 256)
+      issues.push({ field: 'secret', message: 'must be a string of 16 to 256 characters' })
     const description = input.description
-    if (description !== undefined && description !== null && (typeof description !== 'string' || description.length > 500)) issues.push({ field: 'description', message: 'must be a string of at most 500 characters' })
+    if (description !== undefined && description !== null && (typeof description !== 'string' || description.length > 500))
+      issues.push({ field: 'description', message: 'must be a string of at most 500 characters' })
     if (issues.length) throw new WebhookInputError(issues)
     return { url, events: [...new Set(eventsIn as string[])], secret: secret as string, description: (description as string | undefined) ?? null }
   }
@@ -301,7 +360,11 @@ export function createWebhooks(options: WebhooksOptions) {
 
   const webhooks = {
     /** Creates a subscription; the URL must pass the SSRF check now (and again at every attempt). */
-    async create(environment: Environment, createdBy: string, input: { url?: unknown; events?: unknown; secret?: unknown; description?: unknown }): Promise<WebhookSubscriptionInfo> {
+    async create(
+      environment: Environment,
+      createdBy: string,
+      input: { url?: unknown; events?: unknown; secret?: unknown; description?: unknown },
+    ): Promise<WebhookSubscriptionInfo> {
       const checked = await checkInput(input)
       if ((await prisma.webhookSubscription.count({ where: { service, environment } })) >= MAX_SUBSCRIPTIONS) {
         throw new WebhookInputError([{ field: 'url', message: `at most ${MAX_SUBSCRIPTIONS} subscriptions per environment; delete one first` }])
@@ -326,7 +389,9 @@ export function createWebhooks(options: WebhooksOptions) {
     },
 
     async list(environment: Environment): Promise<WebhookSubscriptionInfo[]> {
-      return (await prisma.webhookSubscription.findMany({ where: { service, environment }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] })).map(toSubscription)
+      return (await prisma.webhookSubscription.findMany({ where: { service, environment }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] })).map(
+        toSubscription,
+      )
     },
 
     async get(environment: Environment, id: string): Promise<WebhookSubscriptionInfo | null> {
@@ -345,7 +410,10 @@ export function createWebhooks(options: WebhooksOptions) {
     async enable(environment: Environment, id: string): Promise<WebhookSubscriptionInfo | null> {
       const row = await findSubscription(environment, id)
       if (!row) return null
-      const updated = await prisma.webhookSubscription.update({ where: { id }, data: { status: 'active', disabledAt: null, disabledReason: null, updatedAt: now() } })
+      const updated = await prisma.webhookSubscription.update({
+        where: { id },
+        data: { status: 'active', disabledAt: null, disabledReason: null, updatedAt: now() },
+      })
       return toSubscription(updated)
     },
 
@@ -427,8 +495,16 @@ export function createWebhooks(options: WebhooksOptions) {
 export type Webhooks = ReturnType<typeof createWebhooks>
 
 function toSubscription(row: {
-  id: string; environment: string; url: string; events: string[]; description: string | null; status: string; disabledReason: string | null
-  disabledAt: Date | null; createdAt: Date; updatedAt: Date
+  id: string
+  environment: string
+  url: string
+  events: string[]
+  description: string | null
+  status: string
+  disabledReason: string | null
+  disabledAt: Date | null
+  createdAt: Date
+  updatedAt: Date
 }): WebhookSubscriptionInfo {
   return {
     id: row.id,
@@ -445,8 +521,16 @@ function toSubscription(row: {
 }
 
 function toDelivery(row: {
-  id: string; eventId: string; eventType: string; status: string; attempts: number; nextAttemptAt: Date | null; lastStatusCode: number | null
-  lastError: string | null; deliveredAt: Date | null; createdAt: Date
+  id: string
+  eventId: string
+  eventType: string
+  status: string
+  attempts: number
+  nextAttemptAt: Date | null
+  lastStatusCode: number | null
+  lastError: string | null
+  deliveredAt: Date | null
+  createdAt: Date
   log: Array<{ attempt: number; startedAt: Date; durationMs: number; statusCode: number | null; error: string | null; responseBody: string | null }>
 }): WebhookDeliveryInfo {
   return {
@@ -460,6 +544,13 @@ function toDelivery(row: {
     lastError: row.lastError,
     deliveredAt: row.deliveredAt,
     createdAt: row.createdAt,
-    log: row.log.map((l) => ({ attempt: l.attempt, startedAt: l.startedAt, durationMs: l.durationMs, statusCode: l.statusCode, error: l.error, responseBody: l.responseBody })),
+    log: row.log.map((l) => ({
+      attempt: l.attempt,
+      startedAt: l.startedAt,
+      durationMs: l.durationMs,
+      statusCode: l.statusCode,
+      error: l.error,
+      responseBody: l.responseBody,
+    })),
   }
 }

@@ -60,7 +60,12 @@ export function sendWebhook(options: SendOptions): Promise<SendResult> {
       url,
       {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(options.body), 'user-agent': 'Tessera-Webhooks/1.0', ...options.headers },
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(options.body),
+          'user-agent': 'Tessera-Webhooks/1.0',
+          ...options.headers,
+        },
         lookup: guardedLookup({ allowPrivate: options.allowPrivate, resolve: options.resolve }),
         agent: false,
       },
@@ -71,7 +76,11 @@ export function sendWebhook(options: SendOptions): Promise<SendResult> {
         const close = () => {
           const preview = Buffer.concat(chunks).subarray(0, RESPONSE_PREVIEW_BYTES).toString('utf8')
           const ok = status >= 200 && status < 300
-          const error = ok ? null : status >= 300 && status < 400 ? `redirect not followed (${status}${response.headers.location ? ` to ${response.headers.location}` : ''})` : `HTTP ${status}`
+          const error = ok
+            ? null
+            : status >= 300 && status < 400
+              ? `redirect not followed (${status}${response.headers.location ? ` to ${response.headers.location}` : ''})`
+              : `HTTP ${status}`
           finish({ ok, statusCode: status, error, responseBody: preview || null })
           response.destroy()
         }

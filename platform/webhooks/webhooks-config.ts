@@ -20,14 +20,16 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
   const value = Number(raw)
-  if (!Number.isInteger(value) || value < min || value > max) throw new ConfigError(`Invalid configuration:\n  ${name}: must be an integer from ${min} to ${max}`)
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new ConfigError(`Invalid configuration:\n  ${name}: must be an integer from ${min} to ${max}`)
   return value
 }
 
 /** Reads and checks the webhook settings; a bad one fails the start with a clear message. */
 export function loadWebhooksConfig(env: NodeJS.ProcessEnv): WebhooksConfig {
   const allow = (env.TESSERA_WEBHOOKS_ALLOW_PRIVATE ?? 'false').toLowerCase()
-  if (!['true', 'false', '1', '0', 'yes', 'no'].includes(allow)) throw new ConfigError('Invalid configuration:\n  TESSERA_WEBHOOKS_ALLOW_PRIVATE: true or false')
+  if (!['true', 'false', '1', '0', 'yes', 'no'].includes(allow))
+    throw new ConfigError('Invalid configuration:\n  TESSERA_WEBHOOKS_ALLOW_PRIVATE: true or false')
   return {
     allowPrivate: ['true', '1', 'yes'].includes(allow),
     timeoutMs: int(env, 'TESSERA_WEBHOOKS_TIMEOUT_MS', 10_000, 100, 30_000),

@@ -27,140 +27,172 @@ export const devicesService = defineService(devicesCore, {
   },
   realm: 'tessera-devices',
   async routes(app, { domain }) {
-
-  // --- Signals -----------------------------------------------------------------------------
-  app.post('/v1/aac/signal', {
-    schema: {
-      body: {
-        type: 'object',
-        required: ['type', 'data'],
-        properties: { type: { type: 'string' }, data: { type: 'object' }, device_id: { type: 'string' } },
-      },
-    },
-  }, async (request, reply) => {
-    const result = await domain.submitSignal(request.principal, request.body)
-    return reply.code(201).header('location', `/v1/aac/signal/${result.signal.id}`).send({ ...signalBody(result.signal), dwell_events: result.events.map(dwellEventBody) })
-  })
-
-  app.get('/v1/aac/signal/:signal_id', { schema: { params: params('signal_id') } }, async (request) =>
-    signalBody(await domain.getSignal(request.principal, request.params.signal_id)),
-  )
-
-  app.get('/v1/aac/devices/:device_id/dwell', { schema: { params: params('device_id') } }, async (request) => {
-    const { device_id } = request.params
-    return dwellConfigBody(device_id, await domain.getDwellConfig(request.principal, device_id))
-  })
-
-  app.put('/v1/aac/devices/:device_id/dwell', {
-    schema: {
-      params: params('device_id'),
-      body: {
-        type: 'object',
-        additionalProperties: false,
-        properties: { radius: { type: 'number' }, dwell_ms: { type: 'number' }, max_gap_ms: { type: 'number' }, rearm: { type: 'string' } },
-      },
-    },
-  }, async (request) => {
-    const { device_id } = request.params
-    const body = request.body
-    try {
-      const config = await domain.configureDwell(request.principal, device_id, {
-        radius: body.radius,
-        dwellMs: body.dwell_ms,
-        maxGapMs: body.max_gap_ms,
-        rearm: body.rearm,
-      })
-      return dwellConfigBody(device_id, config)
-    } catch (error) {
-      // The domain names settings as GraphQL does; this body spells them as sent.
-      throw renameFields(error, { dwellMs: 'dwell_ms', maxGapMs: 'max_gap_ms' })
-    }
-  })
-
-  app.get('/v1/aac/devices/:device_id/events', {
-    schema: { params: params('device_id'), querystring: { type: 'object', properties: { limit: { type: 'integer' } } } },
-  }, async (request) => {
-    const { device_id } = request.params
-    const { limit } = request.query
-    const events = await domain.listDwellEvents(request.principal, device_id, limit)
-    return { device_id, events: events.map(dwellEventBody) }
-  })
-
-  // --- Alerts ------------------------------------------------------------------------------
-  app.post('/v1/medical/alert', {
-    schema: {
-      body: {
-        type: 'object',
-        required: ['device_id', 'priority'],
-        properties: { device_id: { type: 'string' }, priority: { type: 'string' }, message: { type: 'string' } },
-      },
-    },
-  }, async (request, reply) => {
-    const alert = await domain.raiseAlert(request.principal, request.body)
-    return reply.code(201).header('location', `/v1/medical/alert/${alert.id}`).send(alertBody(alert))
-  })
-
-  app.get('/v1/medical/alerts', {
-    schema: {
-      querystring: {
-        type: 'object',
-        properties: { status: { type: 'string' }, device_id: { type: 'string' }, priority: { type: 'string' }, limit: { type: 'integer' }, offset: { type: 'integer' } },
-      },
-    },
-  }, async (request) => {
-    const q = request.query
-    const page = await domain.listAlerts(request.principal, {
-      status: q.status,
-      deviceId: q.device_id,
-      priority: q.priority,
-      limit: q.limit,
-      offset: q.offset,
-    })
-    return { data: page.items.map(alertBody), total: page.total, limit: page.limit, offset: page.offset }
-  })
-
-  app.get('/v1/medical/alert/:alert_id', { schema: { params: params('alert_id') } }, async (request) =>
-    alertBody(await domain.getAlert(request.principal, request.params.alert_id)),
-  )
-
-  app.post('/v1/medical/alert/:alert_id/acknowledge', { schema: { params: params('alert_id') } }, async (request) =>
-    alertBody(await domain.acknowledgeAlert(request.principal, request.params.alert_id)),
-  )
-
-  app.post('/v1/medical/alert/:alert_id/resolve', { schema: { params: params('alert_id') } }, async (request) =>
-    alertBody(await domain.resolveAlert(request.principal, request.params.alert_id)),
-  )
-
-  // --- Circuits ----------------------------------------------------------------------------
-  app.post('/v1/quantum/circuit', {
-    schema: {
-      body: {
-        type: 'object',
-        required: ['qubits', 'gates'],
-        properties: {
-          qubits: { type: 'integer' },
-          gates: { type: 'array', items: { type: 'string' } },
-          shots: { type: 'integer' },
-          seed: { type: 'integer' },
+    // --- Signals -----------------------------------------------------------------------------
+    app.post(
+      '/v1/aac/signal',
+      {
+        schema: {
+          body: {
+            type: 'object',
+            required: ['type', 'data'],
+            properties: { type: { type: 'string' }, data: { type: 'object' }, device_id: { type: 'string' } },
+          },
         },
       },
-    },
-  }, async (request, reply) => {
-    const circuit = await domain.runCircuit(request.principal, request.body)
-    return reply.code(201).header('location', `/v1/quantum/circuit/${circuit.id}`).send(circuitBody(circuit))
-  })
+      async (request, reply) => {
+        const result = await domain.submitSignal(request.principal, request.body)
+        return reply
+          .code(201)
+          .header('location', `/v1/aac/signal/${result.signal.id}`)
+          .send({ ...signalBody(result.signal), dwell_events: result.events.map(dwellEventBody) })
+      },
+    )
 
-  app.get('/v1/quantum/circuit/:circuit_id', { schema: { params: params('circuit_id') } }, async (request) =>
-    circuitBody(await domain.getCircuit(request.principal, request.params.circuit_id)),
-  )
+    app.get('/v1/aac/signal/:signal_id', { schema: { params: params('signal_id') } }, async (request) =>
+      signalBody(await domain.getSignal(request.principal, request.params.signal_id)),
+    )
 
-  app.get('/v1/quantum/gates', async (request) => {
-    const { gates, limits } = domain.describeGates(request.principal)
-    return {
-      gates: gates.map((g) => ({ name: g.name, qubits: g.arity, parametric: g.parametric, aliases: g.aliases, description: g.description })),
-      limits: { max_qubits: limits.maxQubits, max_gates: limits.maxGates, max_shots: limits.maxShots },
-    }
-  })
+    app.get('/v1/aac/devices/:device_id/dwell', { schema: { params: params('device_id') } }, async (request) => {
+      const { device_id } = request.params
+      return dwellConfigBody(device_id, await domain.getDwellConfig(request.principal, device_id))
+    })
+
+    app.put(
+      '/v1/aac/devices/:device_id/dwell',
+      {
+        schema: {
+          params: params('device_id'),
+          body: {
+            type: 'object',
+            additionalProperties: false,
+            properties: { radius: { type: 'number' }, dwell_ms: { type: 'number' }, max_gap_ms: { type: 'number' }, rearm: { type: 'string' } },
+          },
+        },
+      },
+      async (request) => {
+        const { device_id } = request.params
+        const body = request.body
+        try {
+          const config = await domain.configureDwell(request.principal, device_id, {
+            radius: body.radius,
+            dwellMs: body.dwell_ms,
+            maxGapMs: body.max_gap_ms,
+            rearm: body.rearm,
+          })
+          return dwellConfigBody(device_id, config)
+        } catch (error) {
+          // The domain names settings as GraphQL does; this body spells them as sent.
+          throw renameFields(error, { dwellMs: 'dwell_ms', maxGapMs: 'max_gap_ms' })
+        }
+      },
+    )
+
+    app.get(
+      '/v1/aac/devices/:device_id/events',
+      {
+        schema: { params: params('device_id'), querystring: { type: 'object', properties: { limit: { type: 'integer' } } } },
+      },
+      async (request) => {
+        const { device_id } = request.params
+        const { limit } = request.query
+        const events = await domain.listDwellEvents(request.principal, device_id, limit)
+        return { device_id, events: events.map(dwellEventBody) }
+      },
+    )
+
+    // --- Alerts ------------------------------------------------------------------------------
+    app.post(
+      '/v1/medical/alert',
+      {
+        schema: {
+          body: {
+            type: 'object',
+            required: ['device_id', 'priority'],
+            properties: { device_id: { type: 'string' }, priority: { type: 'string' }, message: { type: 'string' } },
+          },
+        },
+      },
+      async (request, reply) => {
+        const alert = await domain.raiseAlert(request.principal, request.body)
+        return reply.code(201).header('location', `/v1/medical/alert/${alert.id}`).send(alertBody(alert))
+      },
+    )
+
+    app.get(
+      '/v1/medical/alerts',
+      {
+        schema: {
+          querystring: {
+            type: 'object',
+            properties: {
+              status: { type: 'string' },
+              device_id: { type: 'string' },
+              priority: { type: 'string' },
+              limit: { type: 'integer' },
+              offset: { type: 'integer' },
+            },
+          },
+        },
+      },
+      async (request) => {
+        const q = request.query
+        const page = await domain.listAlerts(request.principal, {
+          status: q.status,
+          deviceId: q.device_id,
+          priority: q.priority,
+          limit: q.limit,
+          offset: q.offset,
+        })
+        return { data: page.items.map(alertBody), total: page.total, limit: page.limit, offset: page.offset }
+      },
+    )
+
+    app.get('/v1/medical/alert/:alert_id', { schema: { params: params('alert_id') } }, async (request) =>
+      alertBody(await domain.getAlert(request.principal, request.params.alert_id)),
+    )
+
+    app.post('/v1/medical/alert/:alert_id/acknowledge', { schema: { params: params('alert_id') } }, async (request) =>
+      alertBody(await domain.acknowledgeAlert(request.principal, request.params.alert_id)),
+    )
+
+    app.post('/v1/medical/alert/:alert_id/resolve', { schema: { params: params('alert_id') } }, async (request) =>
+      alertBody(await domain.resolveAlert(request.principal, request.params.alert_id)),
+    )
+
+    // --- Circuits ----------------------------------------------------------------------------
+    app.post(
+      '/v1/quantum/circuit',
+      {
+        schema: {
+          body: {
+            type: 'object',
+            required: ['qubits', 'gates'],
+            properties: {
+              qubits: { type: 'integer' },
+              gates: { type: 'array', items: { type: 'string' } },
+              shots: { type: 'integer' },
+              seed: { type: 'integer' },
+            },
+          },
+        },
+      },
+      async (request, reply) => {
+        const circuit = await domain.runCircuit(request.principal, request.body)
+        return reply.code(201).header('location', `/v1/quantum/circuit/${circuit.id}`).send(circuitBody(circuit))
+      },
+    )
+
+    app.get('/v1/quantum/circuit/:circuit_id', { schema: { params: params('circuit_id') } }, async (request) =>
+      circuitBody(await domain.getCircuit(request.principal, request.params.circuit_id)),
+    )
+
+    app.get('/v1/quantum/gates', async (request) => {
+      const { gates, limits } = domain.describeGates(request.principal)
+      return {
+        gates: gates.map((g) => ({ name: g.name, qubits: g.arity, parametric: g.parametric, aliases: g.aliases, description: g.description })),
+        limits: { max_qubits: limits.maxQubits, max_gates: limits.maxGates, max_shots: limits.maxShots },
+      }
+    })
   },
 })
 

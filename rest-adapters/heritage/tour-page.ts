@@ -22,7 +22,10 @@ export function tourPage(input: TourPageInput): string {
     const title = scene.title ?? artifact?.title ?? 'Missing artifact'
     const model = artifact?.models3d.glb
     const hotspots = scene.hotspots
-      .map((h, j) => `        <button class="hotspot" slot="hotspot-${j}" data-position="${vec(h.position, 'm')}"${h.normal ? ` data-normal="${vec(h.normal, 'm')}"` : ''} title="${escape(h.text ?? h.label)}">${escape(h.label)}</button>`)
+      .map(
+        (h, j) =>
+          `        <button class="hotspot" slot="hotspot-${j}" data-position="${vec(h.position, 'm')}"${h.normal ? ` data-normal="${vec(h.normal, 'm')}"` : ''} title="${escape(h.text ?? h.label)}">${escape(h.label)}</button>`,
+      )
       .join('\n')
     const viewer = model
       ? `      <model-viewer id="scene-${i}" src="${escape(model)}" alt="${escape(title)}" camera-controls touch-action="pan-y" shadow-intensity="1" exposure="1.1"

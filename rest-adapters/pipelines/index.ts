@@ -18,86 +18,103 @@ export const pipelinesService = defineService(pipelinesCore, {
   },
   realm: 'tessera-pipelines',
   async routes(app, { domain }) {
-
-  app.post('/v1/pipelines', {
-    schema: {
-      body: {
-        type: 'object',
-        required: ['name', 'source', 'destination'],
-        properties: {
-          name: { type: 'string' },
-          source: { type: 'object' },
-          destination: { type: 'object' },
-          transformations: { type: 'array' },
-          schedule: { type: ['string', 'null'] },
-          sync: { type: 'object' },
+    app.post(
+      '/v1/pipelines',
+      {
+        schema: {
+          body: {
+            type: 'object',
+            required: ['name', 'source', 'destination'],
+            properties: {
+              name: { type: 'string' },
+              source: { type: 'object' },
+              destination: { type: 'object' },
+              transformations: { type: 'array' },
+              schedule: { type: ['string', 'null'] },
+              sync: { type: 'object' },
+            },
+          },
         },
       },
-    },
-  }, async (request, reply) => {
-    const pipeline = await domain.createPipeline(request.principal, request.body)
-    return reply
-      .code(201)
-      .header('location', `/v1/pipelines/${pipeline.id}`)
-      .send({ pipeline_id: pipeline.id, name: pipeline.name, status: pipeline.status, created_at: pipeline.createdAt.toISOString(), next_run: iso(pipeline.nextRun) })
-  })
+      async (request, reply) => {
+        const pipeline = await domain.createPipeline(request.principal, request.body)
+        return reply
+          .code(201)
+          .header('location', `/v1/pipelines/${pipeline.id}`)
+          .send({
+            pipeline_id: pipeline.id,
+            name: pipeline.name,
+            status: pipeline.status,
+            created_at: pipeline.createdAt.toISOString(),
+            next_run: iso(pipeline.nextRun),
+          })
+      },
+    )
 
-  app.get('/v1/pipelines', {
-    schema: { querystring: { type: 'object', properties: { limit: { type: 'integer' }, offset: { type: 'integer' } } } },
-  }, async (request) => {
-    const q = request.query
-    const page = await domain.listPipelines(request.principal, q)
-    return { pipelines: page.items.map(pipelineBody), total: page.total, limit: page.limit, offset: page.offset }
-  })
+    app.get(
+      '/v1/pipelines',
+      {
+        schema: { querystring: { type: 'object', properties: { limit: { type: 'integer' }, offset: { type: 'integer' } } } },
+      },
+      async (request) => {
+        const q = request.query
+        const page = await domain.listPipelines(request.principal, q)
+        return { pipelines: page.items.map(pipelineBody), total: page.total, limit: page.limit, offset: page.offset }
+      },
+    )
 
-  app.get('/v1/pipelines/:pipeline_id', { schema: { params: params('pipeline_id') } }, async (request) =>
-    pipelineBody(await domain.getPipeline(request.principal, request.params.pipeline_id)),
-  )
+    app.get('/v1/pipelines/:pipeline_id', { schema: { params: params('pipeline_id') } }, async (request) =>
+      pipelineBody(await domain.getPipeline(request.principal, request.params.pipeline_id)),
+    )
 
-  app.delete('/v1/pipelines/:pipeline_id', { schema: { params: params('pipeline_id') } }, async (request) => {
-    const result = await domain.deletePipeline(request.principal, request.params.pipeline_id)
-    return {
-      message: result.message,
-      pipeline_id: result.id,
-    }
-  })
+    app.delete('/v1/pipelines/:pipeline_id', { schema: { params: params('pipeline_id') } }, async (request) => {
+      const result = await domain.deletePipeline(request.principal, request.params.pipeline_id)
+      return {
+        message: result.message,
+        pipeline_id: result.id,
+      }
+    })
 
-  app.post('/v1/pipelines/:pipeline_id/run', { schema: { params: params('pipeline_id') } }, async (request, reply) => {
-    const run = await domain.runPipeline(request.principal, request.params.pipeline_id)
-    return reply
-      .code(202)
-      .header('location', `/v1/runs/${run.id}/logs`)
-      .send({ run_id: run.id, pipeline_id: run.pipelineId, status: run.status, started_at: run.startedAt.toISOString() })
-  })
+    app.post('/v1/pipelines/:pipeline_id/run', { schema: { params: params('pipeline_id') } }, async (request, reply) => {
+      const run = await domain.runPipeline(request.principal, request.params.pipeline_id)
+      return reply
+        .code(202)
+        .header('location', `/v1/runs/${run.id}/logs`)
+        .send({ run_id: run.id, pipeline_id: run.pipelineId, status: run.status, started_at: run.startedAt.toISOString() })
+    })
 
-  app.get('/v1/connectors', async (request) => ({
-    connectors: domain.listConnectors(request.principal).map((c) => ({
-      id: c.id,
-      name: c.name,
-      type: c.type,
-      category: c.category,
-      ...(c.supportedVersions ? { supported_versions: c.supportedVersions } : {}),
-      settings_schema: c.settingsSchema,
-      secret_fields: c.secretFields,
-    })),
-  }))
+    app.get('/v1/connectors', async (request) => ({
+      connectors: domain.listConnectors(request.principal).map((c) => ({
+        id: c.id,
+        name: c.name,
+        type: c.type,
+        category: c.category,
+        ...(c.supportedVersions ? { supported_versions: c.supportedVersions } : {}),
+        settings_schema: c.settingsSchema,
+        secret_fields: c.secretFields,
+      })),
+    }))
 
-  app.get('/v1/pipelines/:pipeline_id/runs', {
-    schema: {
-      params: params('pipeline_id'),
-      querystring: { type: 'object', properties: { limit: { type: 'integer' }, status: { type: 'string' } } },
-    },
-  }, async (request) => {
-    const { pipeline_id } = request.params
-    const runs = await domain.listRuns(request.principal, pipeline_id, request.query)
-    return { pipeline_id, runs: runs.map(runBody) }
-  })
+    app.get(
+      '/v1/pipelines/:pipeline_id/runs',
+      {
+        schema: {
+          params: params('pipeline_id'),
+          querystring: { type: 'object', properties: { limit: { type: 'integer' }, status: { type: 'string' } } },
+        },
+      },
+      async (request) => {
+        const { pipeline_id } = request.params
+        const runs = await domain.listRuns(request.principal, pipeline_id, request.query)
+        return { pipeline_id, runs: runs.map(runBody) }
+      },
+    )
 
-  app.get('/v1/runs/:run_id/logs', { schema: { params: params('run_id') } }, async (request) => {
-    const { run_id } = request.params
-    const logs = await domain.getRunLogs(request.principal, run_id)
-    return { run_id, logs: logs.map(logBody) }
-  })
+    app.get('/v1/runs/:run_id/logs', { schema: { params: params('run_id') } }, async (request) => {
+      const { run_id } = request.params
+      const logs = await domain.getRunLogs(request.principal, run_id)
+      return { run_id, logs: logs.map(logBody) }
+    })
   },
 })
 

@@ -58,7 +58,8 @@ function createChecker(input: Input) {
       if (!Array.isArray(v) || v.length > max) return fail(field, `must be an array of at most ${max} strings`) ?? []
       const out: string[] = []
       v.forEach((s, i) => {
-        if (typeof s !== 'string' || !s.trim() || s.length > GENERATION_LIMITS.maxText) fail(`${field}[${i}]`, `must be a non-empty string of at most ${GENERATION_LIMITS.maxText} characters`)
+        if (typeof s !== 'string' || !s.trim() || s.length > GENERATION_LIMITS.maxText)
+          fail(`${field}[${i}]`, `must be a non-empty string of at most ${GENERATION_LIMITS.maxText} characters`)
         else out.push(s.trim())
       })
       return out

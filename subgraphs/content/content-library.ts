@@ -34,7 +34,9 @@ function checkBody(type: ContentType, body: Record<string, unknown>, issues: Val
   const array = (name: string, each: (item: Record<string, unknown>, at: string) => void) => {
     const value = body[name]
     if (!Array.isArray(value) || value.length === 0) return issues.push({ field: `content.${name}`, message: `is required for a ${type}: a non-empty array` })
-    value.forEach((item, i) => (isObject(item) ? each(item, `content.${name}[${i}]`) : issues.push({ field: `content.${name}[${i}]`, message: 'must be an object' })))
+    value.forEach((item, i) =>
+      isObject(item) ? each(item, `content.${name}[${i}]`) : issues.push({ field: `content.${name}[${i}]`, message: 'must be an object' }),
+    )
   }
   const text = (item: Record<string, unknown>, at: string, key: string) => {
     if (typeof item[key] !== 'string' || !(item[key] as string).trim()) issues.push({ field: `${at}.${key}`, message: 'must be a non-empty string' })
@@ -67,12 +69,15 @@ function checkBody(type: ContentType, body: Record<string, unknown>, issues: Val
 export function parseContentInput(input: Record<string, unknown>, current?: ContentInput): ContentInput {
   const issues: ValidationIssue[] = []
   const type = input.type ?? current?.type
-  if (typeof type !== 'string' || !CONTENT_TYPES.includes(type as ContentType)) issues.push({ field: 'type', message: `must be one of: ${CONTENT_TYPES.join(', ')}` })
+  if (typeof type !== 'string' || !CONTENT_TYPES.includes(type as ContentType))
+    issues.push({ field: 'type', message: `must be one of: ${CONTENT_TYPES.join(', ')}` })
   const title = input.title ?? current?.title
-  if (typeof title !== 'string' || !title.trim() || title.length > CONTENT_LIMITS.title) issues.push({ field: 'title', message: `must be a non-empty string of at most ${CONTENT_LIMITS.title} characters` })
+  if (typeof title !== 'string' || !title.trim() || title.length > CONTENT_LIMITS.title)
+    issues.push({ field: 'title', message: `must be a non-empty string of at most ${CONTENT_LIMITS.title} characters` })
   const content = input.content ?? current?.content
   if (!isObject(content)) issues.push({ field: 'content', message: 'must be an object' })
-  else if (Buffer.byteLength(JSON.stringify(content)) > CONTENT_LIMITS.bodyBytes) issues.push({ field: 'content', message: `must be at most ${CONTENT_LIMITS.bodyBytes} bytes as JSON` })
+  else if (Buffer.byteLength(JSON.stringify(content)) > CONTENT_LIMITS.bodyBytes)
+    issues.push({ field: 'content', message: `must be at most ${CONTENT_LIMITS.bodyBytes} bytes as JSON` })
   const rawMeta = input.metadata === undefined ? undefined : input.metadata
   if (rawMeta !== undefined && !isObject(rawMeta)) issues.push({ field: 'metadata', message: 'must be an object' })
   const meta = isObject(rawMeta) ? rawMeta : undefined
@@ -95,8 +100,15 @@ export function parseContentInput(input: Record<string, unknown>, current?: Cont
       issues.push({ field: 'metadata.standards', message: `must be an array of at most ${CONTENT_LIMITS.standards} codes (strings)` })
     } else standards = v.map((s: string) => s.trim())
   }
-  const extra = meta ? Object.fromEntries(Object.entries(meta).filter(([k]) => !['subject', 'gradeLevel', 'standards'].includes(k))) : (current?.metadata.extra ?? {})
+  const extra = meta
+    ? Object.fromEntries(Object.entries(meta).filter(([k]) => !['subject', 'gradeLevel', 'standards'].includes(k)))
+    : (current?.metadata.extra ?? {})
   if (!issues.length) checkBody(type as ContentType, content as Record<string, unknown>, issues)
   if (issues.length) throw errors.invalid(issues)
-  return { type: type as ContentType, title: (title as string).trim(), content: content as Record<string, unknown>, metadata: { subject, gradeLevel, standards, extra } }
+  return {
+    type: type as ContentType,
+    title: (title as string).trim(),
+    content: content as Record<string, unknown>,
+    metadata: { subject, gradeLevel, standards, extra },
+  }
 }

@@ -37,7 +37,6 @@ export function contentRateLimit(principal: Pick<Principal, 'tier' | 'rateLimitP
   return perHour ? { max: perHour, windowSeconds: 3600 } : undefined
 }
 
-
 /** A content event as subscriptions (and later webhooks) deliver it. */
 export interface ContentEventRecord {
   event: string
@@ -120,14 +119,26 @@ export function createContentService(deps: ContentServiceDeps) {
    * offline engine (CONTENT_PROVIDER_FALLBACK=offline, the default) or answers 503; a topic
    * the offline engine does not cover is a 400 that lists the topics it does.
    */
-  const generate = async <T>(run: (engine: GenerationEngine) => Promise<T>): Promise<{ result: T; engine: GenerationEngine['name']; fallbackReason?: string }> => {
+  const generate = async <T>(
+    run: (engine: GenerationEngine) => Promise<T>,
+  ): Promise<{ result: T; engine: GenerationEngine['name']; fallbackReason?: string }> => {
     const offlineRun = async (fallbackReason?: string) => {
       try {
         return { result: await run(offline), engine: offline.name, ...(fallbackReason ? { fallbackReason } : {}) }
       } catch (error) {
         if (error instanceof UnsupportedTopicError) {
-          if (fallbackReason) throw errors.create('SERVICE_UNAVAILABLE', `The content provider is unavailable (${fallbackReason}) and the offline engine does not cover this topic`, { reason: fallbackReason })
-          throw errors.invalid([{ field: 'topic', message: `is not a topic the offline engine covers; supported topics: ${SUPPORTED_TOPICS.map((t) => `${t.id} (${t.covers})`).join('; ')}` }])
+          if (fallbackReason)
+            throw errors.create(
+              'SERVICE_UNAVAILABLE',
+              `The content provider is unavailable (${fallbackReason}) and the offline engine does not cover this topic`,
+              { reason: fallbackReason },
+            )
+          throw errors.invalid([
+            {
+              field: 'topic',
+              message: `is not a topic the offline engine covers; supported topics: ${SUPPORTED_TOPICS.map((t) => `${t.id} (${t.covers})`).join('; ')}`,
+            },
+          ])
         }
         throw error
       }
@@ -143,7 +154,10 @@ export function createContentService(deps: ContentServiceDeps) {
   }
 
   /** Stores a generated item with its event, in one transaction. */
-  const storeGenerated = async (actor: Principal, item: { id: string; type: ContentType; title: string; subject?: string; gradeLevel?: string; standards: string[]; body: object; engine: string }) => {
+  const storeGenerated = async (
+    actor: Principal,
+    item: { id: string; type: ContentType; title: string; subject?: string; gradeLevel?: string; standards: string[]; body: object; engine: string },
+  ) => {
     await prisma.$transaction(async (tx) => {
       await tx.contentItem.create({
         data: {
@@ -160,16 +174,29 @@ export function createContentService(deps: ContentServiceDeps) {
           createdBy: actor.id,
         },
       })
-      await writeOutbox(tx, 'content', [contentEvent(CONTENT_EVENTS.generated, actor.environment, { contentId: item.id, status: 'completed', type: item.type, title: item.title })])
+      await writeOutbox(tx, 'content', [
+        contentEvent(CONTENT_EVENTS.generated, actor.environment, { contentId: item.id, status: 'completed', type: item.type, title: item.title }),
+      ])
     })
   }
 
   const watchEvents = (actor: Principal | null, types: readonly string[]): AsyncIterable<ContentEventRecord> => {
     const caller = authorize(actor, 'content:read')
-    const unknown = types.flatMap((t, i) => ((CONTENT_EVENT_TYPES as readonly string[]).includes(t) ? [] : [{ field: `events[${i}]`, message: `must be one of: ${CONTENT_EVENT_TYPES.join(', ')}` }]))
+    const unknown = types.flatMap((t, i) =>
+      (CONTENT_EVENT_TYPES as readonly string[]).includes(t) ? [] : [{ field: `events[${i}]`, message: `must be one of: ${CONTENT_EVENT_TYPES.join(', ')}` }],
+    )
     if (unknown.length) throw errors.invalid(unknown)
-    const stream = deps.events.subscribe<{ environment?: string; data: ContentEventData }>({ schema: 'content', types, where: (e) => (e.payload as { environment?: string }).environment === caller.environment })
-    return mapAsyncIterator(stream, (e) => ({ event: e.type, contentId: e.payload.data.contentId, status: e.payload.data.status, timestamp: new Date(e.occurredAt) }))
+    const stream = deps.events.subscribe<{ environment?: string; data: ContentEventData }>({
+      schema: 'content',
+      types,
+      where: (e) => (e.payload as { environment?: string }).environment === caller.environment,
+    })
+    return mapAsyncIterator(stream, (e) => ({
+      event: e.type,
+      contentId: e.payload.data.contentId,
+      status: e.payload.data.status,
+      timestamp: new Date(e.occurredAt),
+    }))
   }
 
   const findItem = async (id: string): Promise<Row> => {
@@ -210,7 +237,16 @@ export function createContentService(deps: ContentServiceDeps) {
       const request = parseLessonRequest(input)
       const { result, engine, fallbackReason } = await generate((e) => e.lesson(request))
       const lesson = { ...result, metadata: { ...result.metadata, engine, ...(fallbackReason ? { fallbackReason } : {}) } }
-      await storeGenerated(caller, { id: lesson.id, type: 'lesson', title: lesson.title, subject: request.subject, gradeLevel: request.gradeLevel, standards: lesson.standards, body: lesson, engine })
+      await storeGenerated(caller, {
+        id: lesson.id,
+        type: 'lesson',
+        title: lesson.title,
+        subject: request.subject,
+        gradeLevel: request.gradeLevel,
+        standards: lesson.standards,
+        body: lesson,
+        engine,
+      })
       return lesson
     },
 
@@ -220,7 +256,14 @@ export function createContentService(deps: ContentServiceDeps) {
       const request = parseAssessmentRequest(input)
       const { result, engine, fallbackReason } = await generate((e) => e.assessment(request))
       const assessment = { ...result, metadata: { engine, ...(fallbackReason ? { fallbackReason } : {}) } }
-      await storeGenerated(caller, { id: assessment.id, type: 'assessment', title: assessment.title, standards: assessment.standards, body: assessment, engine })
+      await storeGenerated(caller, {
+        id: assessment.id,
+        type: 'assessment',
+        title: assessment.title,
+        standards: assessment.standards,
+        body: assessment,
+        engine,
+      })
       return assessment
     },
 
@@ -228,7 +271,9 @@ export function createContentService(deps: ContentServiceDeps) {
     async validate(actor: Principal | null, input: Record<string, unknown>): Promise<ValidationReport> {
       const caller = authorize(actor, 'content:generate')
       const report = await validateContent(input)
-      await prisma.validation.create({ data: { id: report.validationId, overallScore: report.overallScore, report: report as unknown as Prisma.InputJsonValue, createdBy: caller.id } })
+      await prisma.validation.create({
+        data: { id: report.validationId, overallScore: report.overallScore, report: report as unknown as Prisma.InputJsonValue, createdBy: caller.id },
+      })
       return report
     },
 
@@ -245,7 +290,12 @@ export function createContentService(deps: ContentServiceDeps) {
       authorize(actor, 'content:write')
       const current = toRecord(await findItem(id))
       const { subject, gradeLevel, standards, ...extra } = current.metadata
-      const item = parseContentInput(input, { type: current.type, title: current.title, content: current.content, metadata: { subject, gradeLevel, standards, extra } })
+      const item = parseContentInput(input, {
+        type: current.type,
+        title: current.title,
+        content: current.content,
+        metadata: { subject, gradeLevel, standards, extra },
+      })
       const row = await prisma.contentItem.update({ where: { id: current.id }, data: { ...columns(item), updatedAt: new Date() } })
       return toRecord(row)
     },
@@ -270,16 +320,25 @@ export function createContentService(deps: ContentServiceDeps) {
     },
 
     /** GET /content: newest first, filtered by subject, gradeLevel and type (exact matches). */
-    async listContent(actor: Principal | null, query: { subject?: string | null; gradeLevel?: string | null; type?: string | null; page?: number | null; limit?: number | null }): Promise<ContentPage> {
+    async listContent(
+      actor: Principal | null,
+      query: { subject?: string | null; gradeLevel?: string | null; type?: string | null; page?: number | null; limit?: number | null },
+    ): Promise<ContentPage> {
       authorize(actor, 'content:read')
       const page = query.page ?? 1
       const limit = query.limit ?? CONTENT_PAGE.defaultLimit
       const issues = []
       if (!Number.isInteger(page) || page < 1 || page > 100_000) issues.push({ field: 'page', message: 'must be an integer from 1 to 100000' })
-      if (!Number.isInteger(limit) || limit < 1 || limit > CONTENT_PAGE.maxLimit) issues.push({ field: 'limit', message: `must be an integer from 1 to ${CONTENT_PAGE.maxLimit}` })
-      if (query.type != null && !CONTENT_TYPES.includes(query.type as ContentType)) issues.push({ field: 'type', message: `must be one of: ${CONTENT_TYPES.join(', ')}` })
+      if (!Number.isInteger(limit) || limit < 1 || limit > CONTENT_PAGE.maxLimit)
+        issues.push({ field: 'limit', message: `must be an integer from 1 to ${CONTENT_PAGE.maxLimit}` })
+      if (query.type != null && !CONTENT_TYPES.includes(query.type as ContentType))
+        issues.push({ field: 'type', message: `must be one of: ${CONTENT_TYPES.join(', ')}` })
       if (issues.length) throw errors.invalid(issues)
-      const where = { ...(query.subject != null ? { subject: query.subject } : {}), ...(query.gradeLevel != null ? { gradeLevel: query.gradeLevel } : {}), ...(query.type != null ? { type: query.type } : {}) }
+      const where = {
+        ...(query.subject != null ? { subject: query.subject } : {}),
+        ...(query.gradeLevel != null ? { gradeLevel: query.gradeLevel } : {}),
+        ...(query.type != null ? { type: query.type } : {}),
+      }
       const [rows, total] = await Promise.all([
         prisma.contentItem.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], skip: (page - 1) * limit, take: limit }),
         prisma.contentItem.count({ where }),

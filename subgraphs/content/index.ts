@@ -44,7 +44,14 @@ export const contentCore = defineServiceCore({
       config: loadWebhooksConfig(runtime.env),
       onError: (error) => runtime.logger.error({ err: error }, 'content webhooks'),
     })
-    return createContentService({ prisma, events: runtime.events, jobs: runtime.jobs, files: createFileStore(runtime.db), webhooks, provider: loadProviderConfig(runtime.env) })
+    return createContentService({
+      prisma,
+      events: runtime.events,
+      jobs: runtime.jobs,
+      files: createFileStore(runtime.db),
+      webhooks,
+      provider: loadProviderConfig(runtime.env),
+    })
   },
   jobs: (domain, jobs) => domain.defineJobs(jobs),
   close: (domain) => domain.webhookDelivery.close(),

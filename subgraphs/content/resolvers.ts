@@ -6,7 +6,8 @@ import type { ContentMetadataInput, Resolvers } from './generated/graphql.js'
 const defined = (input: object): Record<string, unknown> => Object.fromEntries(Object.entries(input).filter(([, v]) => v !== null && v !== undefined))
 
 /** The REST body's metadata object from the GraphQL input (extra keys beside the named ones). */
-const metadataOf = (m: ContentMetadataInput | null | undefined) => (m ? { ...((m.extra as object | null) ?? {}), ...defined({ subject: m.subject, gradeLevel: m.gradeLevel, standards: m.standards }) } : undefined)
+const metadataOf = (m: ContentMetadataInput | null | undefined) =>
+  m ? { ...((m.extra as object | null) ?? {}), ...defined({ subject: m.subject, gradeLevel: m.gradeLevel, standards: m.standards }) } : undefined
 
 /** GraphQL resolvers of the content subgraph: arguments in, one domain call, the result out. */
 export function createContentResolvers(service: ContentService): Resolvers {
@@ -27,7 +28,8 @@ export function createContentResolvers(service: ContentService): Resolvers {
       generateLesson: (_, { input }, ctx) => service.generateLesson(ctx.actor, defined(input)),
       generateProblems: (_, { input }, ctx) => service.generateProblems(ctx.actor, defined(input)),
       generateAssessment: (_, { input }, ctx) => service.generateAssessment(ctx.actor, defined(input)),
-      generateVideo: (_, { input }, ctx) => service.generateVideo(ctx.actor, defined({ ...input, voiceConfig: input.voiceConfig ? defined(input.voiceConfig) : undefined })),
+      generateVideo: (_, { input }, ctx) =>
+        service.generateVideo(ctx.actor, defined({ ...input, voiceConfig: input.voiceConfig ? defined(input.voiceConfig) : undefined })),
       validateContent: (_, { input }, ctx) => service.validate(ctx.actor, defined(input)),
       createContent: (_, { input }, ctx) => service.createContent(ctx.actor, defined({ ...input, metadata: metadataOf(input.metadata) })),
       updateContent: (_, { id, input }, ctx) => service.updateContent(ctx.actor, id, defined({ ...input, metadata: metadataOf(input.metadata) })),

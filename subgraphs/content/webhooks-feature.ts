@@ -13,7 +13,10 @@ export interface WebhooksFeatureDeps {
 }
 
 const missing = (what: 'webhook' | 'delivery', id: string) =>
-  errors.create('NOT_FOUND', `No ${what} with id ${id}`, { field: what === 'webhook' ? 'webhookId' : 'deliveryId', [what === 'webhook' ? 'webhookId' : 'deliveryId']: id })
+  errors.create('NOT_FOUND', `No ${what} with id ${id}`, {
+    field: what === 'webhook' ? 'webhookId' : 'deliveryId',
+    [what === 'webhook' ? 'webhookId' : 'deliveryId']: id,
+  })
 
 /**
  * Webhook subscriptions of the content events, per environment of the caller's credential, on
@@ -24,7 +27,10 @@ export function createWebhooksFeature(deps: WebhooksFeatureDeps) {
   const who = (actor: Principal | null) => deps.authorize(actor, 'content:webhooks')
   return {
     /** Subscribes a URL; the secret is stored sealed and never shown again. */
-    async createWebhook(actor: Principal | null, input: { url?: unknown; events?: unknown; secret?: unknown; description?: unknown }): Promise<WebhookSubscriptionInfo> {
+    async createWebhook(
+      actor: Principal | null,
+      input: { url?: unknown; events?: unknown; secret?: unknown; description?: unknown },
+    ): Promise<WebhookSubscriptionInfo> {
       const caller = who(actor)
       try {
         return await webhooks.create(caller.environment, caller.id, input)
@@ -59,7 +65,8 @@ export function createWebhooksFeature(deps: WebhooksFeatureDeps) {
     async listDeliveries(actor: Principal | null, id: string, limit?: number | null): Promise<WebhookDeliveryInfo[]> {
       const caller = who(actor)
       const take = limit ?? DELIVERY_PAGE.defaultLimit
-      if (!Number.isInteger(take) || take < 1 || take > DELIVERY_PAGE.maxLimit) throw errors.invalid([{ field: 'limit', message: `must be an integer from 1 to ${DELIVERY_PAGE.maxLimit}` }])
+      if (!Number.isInteger(take) || take < 1 || take > DELIVERY_PAGE.maxLimit)
+        throw errors.invalid([{ field: 'limit', message: `must be an integer from 1 to ${DELIVERY_PAGE.maxLimit}` }])
       const deliveries = await webhooks.deliveries(caller.environment, id, take)
       if (!deliveries) throw missing('webhook', id)
       return deliveries

@@ -17,7 +17,10 @@ export interface DevicesConfig {
   }
 }
 
-const seconds = z.coerce.number().min(0.5).max(7 * 24 * 3600)
+const seconds = z.coerce
+  .number()
+  .min(0.5)
+  .max(7 * 24 * 3600)
 
 const schema = z.object({
   TESSERA_DWELL_RADIUS: z.coerce.number().optional(),
@@ -36,8 +39,12 @@ export function loadDevicesConfig(env: NodeJS.ProcessEnv = process.env): Devices
   const e = parseEnv(schema, env)
   const dwell = validateDwellConfig(
     Object.fromEntries(
-      Object.entries({ radius: e.TESSERA_DWELL_RADIUS, dwellMs: e.TESSERA_DWELL_MS, maxGapMs: e.TESSERA_DWELL_MAX_GAP_MS, rearm: e.TESSERA_DWELL_REARM })
-        .filter(([, v]) => v !== undefined),
+      Object.entries({
+        radius: e.TESSERA_DWELL_RADIUS,
+        dwellMs: e.TESSERA_DWELL_MS,
+        maxGapMs: e.TESSERA_DWELL_MAX_GAP_MS,
+        rearm: e.TESSERA_DWELL_REARM,
+      }).filter(([, v]) => v !== undefined),
     ),
   )
   if (!dwell.ok) {

@@ -135,7 +135,8 @@ export function createDevicesService(deps: DevicesServiceDeps) {
   }
 
   const checkDeviceId = (deviceId: string | undefined, issues: ValidationIssue[]) => {
-    if (deviceId !== undefined && !DEVICE_ID_PATTERN.test(deviceId)) issues.push({ field: 'device_id', message: 'must be 1-128 characters of letters, digits and . _ : -' })
+    if (deviceId !== undefined && !DEVICE_ID_PATTERN.test(deviceId))
+      issues.push({ field: 'device_id', message: 'must be 1-128 characters of letters, digits and . _ : -' })
   }
 
   const PAGE = { default: 20, max: MAX_PAGE_SIZE }
@@ -174,7 +175,14 @@ export function createDevicesService(deps: DevicesServiceDeps) {
       return prisma.$transaction(async (tx) => {
         const id = randomUUID()
         const row = await tx.signal.create({
-          data: { id, deviceId: input.deviceId, type: input.type, data: input.data as Prisma.InputJsonObject, observedAt: input.observedAt, submittedBy: who.id },
+          data: {
+            id,
+            deviceId: input.deviceId,
+            type: input.type,
+            data: input.data as Prisma.InputJsonObject,
+            observedAt: input.observedAt,
+            submittedBy: who.id,
+          },
         })
         const dwell: DwellEventRecord[] = []
         if (input.type === 'eye_tracker') {
@@ -206,7 +214,10 @@ export function createDevicesService(deps: DevicesServiceDeps) {
           }
           if (dwell.length) {
             await tx.dwellEvent.createMany({ data: dwell.map((d) => ({ ...d, signalId: id })) })
-            await writeOutbox(tx, dwell.map((d) => outboxRow(DEVICE_EVENTS.dwell, d.deviceId, d)))
+            await writeOutbox(
+              tx,
+              dwell.map((d) => outboxRow(DEVICE_EVENTS.dwell, d.deviceId, d)),
+            )
           }
         }
         return { signal: toSignal(row), events: dwell }
@@ -227,7 +238,8 @@ export function createDevicesService(deps: DevicesServiceDeps) {
       if (typeof body.device_id !== 'string' || !DEVICE_ID_PATTERN.test(body.device_id)) {
         issues.push({ field: 'device_id', message: 'is required: 1-128 characters of letters, digits and . _ : -' })
       }
-      if (!ALERT_PRIORITIES.includes(body.priority as AlertPriority)) issues.push({ field: 'priority', message: `must be one of: ${ALERT_PRIORITIES.join(', ')}` })
+      if (!ALERT_PRIORITIES.includes(body.priority as AlertPriority))
+        issues.push({ field: 'priority', message: `must be one of: ${ALERT_PRIORITIES.join(', ')}` })
       if (body.message !== undefined && body.message !== null && (typeof body.message !== 'string' || body.message.length > 2000)) {
         issues.push({ field: 'message', message: 'must be a string of at most 2000 characters' })
       }
@@ -272,8 +284,10 @@ export function createDevicesService(deps: DevicesServiceDeps) {
       authorize(actor, 'read')
       const issues: ValidationIssue[] = []
       const { limit, offset } = checkPage(filter, PAGE, issues)
-      if (filter.status !== undefined && !(ALERT_STATUSES as readonly string[]).includes(filter.status)) issues.push({ field: 'status', message: `must be one of: ${ALERT_STATUSES.join(', ')}` })
-      if (filter.priority !== undefined && !(ALERT_PRIORITIES as readonly string[]).includes(filter.priority)) issues.push({ field: 'priority', message: `must be one of: ${ALERT_PRIORITIES.join(', ')}` })
+      if (filter.status !== undefined && !(ALERT_STATUSES as readonly string[]).includes(filter.status))
+        issues.push({ field: 'status', message: `must be one of: ${ALERT_STATUSES.join(', ')}` })
+      if (filter.priority !== undefined && !(ALERT_PRIORITIES as readonly string[]).includes(filter.priority))
+        issues.push({ field: 'priority', message: `must be one of: ${ALERT_PRIORITIES.join(', ')}` })
       checkDeviceId(filter.deviceId, issues)
       if (issues.length) throw invalid(issues)
       const where = { status: filter.status, deviceId: filter.deviceId, priority: filter.priority }
@@ -321,8 +335,14 @@ export function createDevicesService(deps: DevicesServiceDeps) {
             [at, maxLevel, delay.high, delay.medium, delay.low],
           )
           if (rows.length === 0) return []
-          const alerts = rows.map((row) => toAlert({ ...row, raisedAt: new Date(row.raisedAt), escalatedAt: new Date(at) })).sort((a, b) => a.raisedAt.getTime() - b.raisedAt.getTime())
-          await appendOutbox(tx, SCHEMA, alerts.map((alert) => outboxRow(DEVICE_EVENTS.alertEscalated, alert.id, alert)))
+          const alerts = rows
+            .map((row) => toAlert({ ...row, raisedAt: new Date(row.raisedAt), escalatedAt: new Date(at) }))
+            .sort((a, b) => a.raisedAt.getTime() - b.raisedAt.getTime())
+          await appendOutbox(
+            tx,
+            SCHEMA,
+            alerts.map((alert) => outboxRow(DEVICE_EVENTS.alertEscalated, alert.id, alert)),
+          )
           return alerts
         },
         { urgent: true },
@@ -341,7 +361,7 @@ export function createDevicesService(deps: DevicesServiceDeps) {
       if (!parsed.ok) throw invalid(parsed.issues)
       const { circuit } = parsed
       // Without a seed one is drawn and returned, so any sampled result can be reproduced.
-      const seed = circuit.shots !== undefined ? circuit.seed ?? randomInt(0, 2 ** 32 - 1) : circuit.seed
+      const seed = circuit.shots !== undefined ? (circuit.seed ?? randomInt(0, 2 ** 32 - 1)) : circuit.seed
       const started = performance.now()
       const result = simulateCircuit(circuit, { shots: circuit.shots, seed })
       const durationMs = Math.round((performance.now() - started) * 1000) / 1000
@@ -464,8 +484,18 @@ export function createDevicesService(deps: DevicesServiceDeps) {
 export type DevicesService = ReturnType<typeof createDevicesService>
 
 function toAlert(row: {
-  id: string; deviceId: string; priority: string; message: string | null; status: string; escalationLevel: number; raisedAt: Date
-  acknowledgedAt: Date | null; acknowledgedBy: string | null; resolvedAt: Date | null; resolvedBy: string | null; escalatedAt: Date | null
+  id: string
+  deviceId: string
+  priority: string
+  message: string | null
+  status: string
+  escalationLevel: number
+  raisedAt: Date
+  acknowledgedAt: Date | null
+  acknowledgedBy: string | null
+  resolvedAt: Date | null
+  resolvedBy: string | null
+  escalatedAt: Date | null
 }): AlertRecord {
   return {
     id: row.id,
@@ -496,15 +526,39 @@ function reviveAlert(a: AlertRecord): AlertRecord {
 }
 
 function toSignal(row: { id: string; deviceId: string; type: string; data: unknown; observedAt: Date; receivedAt: Date }): SignalRecord {
-  return { id: row.id, deviceId: row.deviceId, type: row.type as SignalType, data: row.data as Record<string, unknown>, observedAt: row.observedAt, receivedAt: row.receivedAt }
+  return {
+    id: row.id,
+    deviceId: row.deviceId,
+    type: row.type as SignalType,
+    data: row.data as Record<string, unknown>,
+    observedAt: row.observedAt,
+    receivedAt: row.receivedAt,
+  }
 }
 
 function toDwellEvent(row: Omit<DwellEventRecord, 'kind'> & { kind: string }): DwellEventRecord {
-  return { id: row.id, deviceId: row.deviceId, kind: row.kind as DwellEventRecord['kind'], x: row.x, y: row.y, dwellMs: row.dwellMs, reason: row.reason, occurredAt: row.occurredAt }
+  return {
+    id: row.id,
+    deviceId: row.deviceId,
+    kind: row.kind as DwellEventRecord['kind'],
+    x: row.x,
+    y: row.y,
+    dwellMs: row.dwellMs,
+    reason: row.reason,
+    occurredAt: row.occurredAt,
+  }
 }
 
 function toCircuit(row: {
-  id: string; qubits: number; gates: string[]; shots: number | null; seed: bigint | null; probabilities: unknown; counts: unknown; durationMs: number; createdAt: Date
+  id: string
+  qubits: number
+  gates: string[]
+  shots: number | null
+  seed: bigint | null
+  probabilities: unknown
+  counts: unknown
+  durationMs: number
+  createdAt: Date
 }): CircuitRecord {
   return {
     id: row.id,

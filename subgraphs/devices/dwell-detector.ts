@@ -13,18 +13,18 @@
 /** Tuning of the dwell detector. */
 export type DwellConfig = {
   /** Maximum distance from the fixation centroid, in gaze coordinate units (screen pixels). */
-  radius: number;
+  radius: number
   /** How long the gaze must stay within `radius` to make a selection, in ms. */
-  dwellMs: number;
+  dwellMs: number
   /** Longest gap between two samples before the fixation is dropped (eye lost), in ms. */
-  maxGapMs: number;
+  maxGapMs: number
   /**
    * What happens after a selection while the gaze stays put: `'leave'` waits
    * until the gaze leaves the radius, `'repeat'` selects again every further
    * `dwellMs` (like key repeat).
    */
-  rearm: 'leave' | 'repeat';
-};
+  rearm: 'leave' | 'repeat'
+}
 
 /** Defaults matching a typical desktop eye tracker and OptiKey-like keyboard. */
 export const DEFAULT_DWELL_CONFIG: Readonly<DwellConfig> = Object.freeze({
@@ -32,7 +32,7 @@ export const DEFAULT_DWELL_CONFIG: Readonly<DwellConfig> = Object.freeze({
   dwellMs: 1000,
   maxGapMs: 500,
   rearm: 'leave',
-});
+})
 
 /**
  * Persistent detector state for one device: the current fixation candidate,
@@ -41,35 +41,35 @@ export const DEFAULT_DWELL_CONFIG: Readonly<DwellConfig> = Object.freeze({
  */
 export type DwellState = {
   /** Running mean x of the samples in the current fixation. */
-  centroidX: number;
+  centroidX: number
   /** Running mean y of the samples in the current fixation. */
-  centroidY: number;
+  centroidY: number
   /** Number of samples in the current fixation (1 = only a candidate). */
-  count: number;
+  count: number
   /** Time of the fixation's first sample; dwell time is measured from here. */
-  startedAt: number;
+  startedAt: number
   /** Time of the latest accepted sample; older samples are ignored. */
-  lastAt: number;
+  lastAt: number
   /** Whether this fixation has already produced a selection. */
-  selected: boolean;
+  selected: boolean
   /** Time of this fixation's latest selection, `null` if none yet. */
-  lastSelectionAt: number | null;
-} | null;
+  lastSelectionAt: number | null
+} | null
 
 /** One gaze sample: screen position and epoch-millisecond timestamp. */
-export type GazePoint = { x: number; y: number; t: number };
+export type GazePoint = { x: number; y: number; t: number }
 
 /** Something the UI may react to; `x`,`y` is always the fixation centroid. */
 export type DwellEvent =
   | { kind: 'dwell_started'; x: number; y: number; at: number }
   | { kind: 'selection'; x: number; y: number; at: number; dwellMs: number }
-  | { kind: 'dwell_cancelled'; x: number; y: number; at: number; reason: 'moved' | 'gap' };
+  | { kind: 'dwell_cancelled'; x: number; y: number; at: number; reason: 'moved' | 'gap' }
 
 /** Result of {@link feedGaze}: the state to persist and the events to publish. */
-export type DwellStep = { state: DwellState; events: DwellEvent[] };
+export type DwellStep = { state: DwellState; events: DwellEvent[] }
 
 /** A validation problem in a dwell configuration. */
-export type DwellConfigIssue = { field: string; message: string };
+export type DwellConfigIssue = { field: string; message: string }
 
 function candidateAt(point: GazePoint): NonNullable<DwellState> {
   return {
@@ -80,7 +80,7 @@ function candidateAt(point: GazePoint): NonNullable<DwellState> {
     lastAt: point.t,
     selected: false,
     lastSelectionAt: null,
-  };
+  }
 }
 
 /**
@@ -106,84 +106,74 @@ function candidateAt(point: GazePoint): NonNullable<DwellState> {
  * @param point - the new gaze sample.
  * @param config - detector tuning, normally from {@link validateDwellConfig}.
  */
-export function feedGaze(
-  state: DwellState,
-  point: GazePoint,
-  config: DwellConfig = DEFAULT_DWELL_CONFIG,
-): DwellStep {
-  const { x, y, t } = point;
+export function feedGaze(state: DwellState, point: GazePoint, config: DwellConfig = DEFAULT_DWELL_CONFIG): DwellStep {
+  const { x, y, t } = point
   // A sample without a usable position or time cannot be placed, so it must not move the state.
-  if (!Number.isFinite(x) || !Number.isFinite(y) || !Number.isFinite(t)) return { state, events: [] };
-  if (state === null) return { state: candidateAt(point), events: [] };
-  if (t < state.lastAt) return { state, events: [] };
+  if (!Number.isFinite(x) || !Number.isFinite(y) || !Number.isFinite(t)) return { state, events: [] }
+  if (state === null) return { state: candidateAt(point), events: [] }
+  if (t < state.lastAt) return { state, events: [] }
 
-  const events: DwellEvent[] = [];
+  const events: DwellEvent[] = []
   // A fixation that already selected has delivered its result; ending it is not a cancellation.
-  const pending = state.count >= 2 && !state.selected;
+  const pending = state.count >= 2 && !state.selected
 
   if (t - state.lastAt > config.maxGapMs) {
     if (pending) {
-      events.push({ kind: 'dwell_cancelled', x: state.centroidX, y: state.centroidY, at: t, reason: 'gap' });
+      events.push({ kind: 'dwell_cancelled', x: state.centroidX, y: state.centroidY, at: t, reason: 'gap' })
     }
-    return { state: candidateAt(point), events };
+    return { state: candidateAt(point), events }
   }
 
   if (Math.hypot(x - state.centroidX, y - state.centroidY) > config.radius) {
     if (pending) {
-      events.push({ kind: 'dwell_cancelled', x: state.centroidX, y: state.centroidY, at: t, reason: 'moved' });
+      events.push({ kind: 'dwell_cancelled', x: state.centroidX, y: state.centroidY, at: t, reason: 'moved' })
     }
-    return { state: candidateAt(point), events };
+    return { state: candidateAt(point), events }
   }
 
-  const count = state.count + 1;
+  const count = state.count + 1
   const next: NonNullable<DwellState> = {
     ...state,
     centroidX: state.centroidX + (x - state.centroidX) / count,
     centroidY: state.centroidY + (y - state.centroidY) / count,
     count,
     lastAt: t,
-  };
+  }
 
   if (count === 2) {
-    events.push({ kind: 'dwell_started', x: next.centroidX, y: next.centroidY, at: t });
+    events.push({ kind: 'dwell_started', x: next.centroidX, y: next.centroidY, at: t })
   }
 
   if (!next.selected) {
-    const dwelt = t - next.startedAt;
+    const dwelt = t - next.startedAt
     if (dwelt >= config.dwellMs) {
-      next.selected = true;
-      next.lastSelectionAt = t;
-      events.push({ kind: 'selection', x: next.centroidX, y: next.centroidY, at: t, dwellMs: dwelt });
+      next.selected = true
+      next.lastSelectionAt = t
+      events.push({ kind: 'selection', x: next.centroidX, y: next.centroidY, at: t, dwellMs: dwelt })
     }
   } else if (config.rearm === 'repeat') {
     // A state written before lastSelectionAt existed falls back to the fixation start.
-    const since = next.lastSelectionAt ?? next.startedAt;
-    const dwelt = t - since;
+    const since = next.lastSelectionAt ?? next.startedAt
+    const dwelt = t - since
     if (dwelt >= config.dwellMs) {
-      next.lastSelectionAt = t;
-      events.push({ kind: 'selection', x: next.centroidX, y: next.centroidY, at: t, dwellMs: dwelt });
+      next.lastSelectionAt = t
+      events.push({ kind: 'selection', x: next.centroidX, y: next.centroidY, at: t, dwellMs: dwelt })
     }
   }
 
-  return { state: next, events };
+  return { state: next, events }
 }
 
-const CONFIG_KEYS = ['radius', 'dwellMs', 'maxGapMs', 'rearm'] as const;
+const CONFIG_KEYS = ['radius', 'dwellMs', 'maxGapMs', 'rearm'] as const
 
 function show(value: unknown): string {
-  return typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? String(value));
+  return typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? String(value))
 }
 
-function checkNumber(
-  issues: DwellConfigIssue[],
-  field: string,
-  value: unknown,
-  check: (n: number) => boolean,
-  rule: string,
-): number | undefined {
-  if (typeof value === 'number' && Number.isFinite(value) && check(value)) return value;
-  issues.push({ field, message: `${field} must be ${rule}, got ${show(value)}` });
-  return undefined;
+function checkNumber(issues: DwellConfigIssue[], field: string, value: unknown, check: (n: number) => boolean, rule: string): number | undefined {
+  if (typeof value === 'number' && Number.isFinite(value) && check(value)) return value
+  issues.push({ field, message: `${field} must be ${rule}, got ${show(value)}` })
+  return undefined
 }
 
 /**
@@ -195,45 +185,43 @@ function checkNumber(
  * Limits: `radius` in (0, 10000], `dwellMs` in [100, 60000], `maxGapMs` in
  * [10, 60000], `rearm` `'leave'` or `'repeat'`.
  */
-export function validateDwellConfig(
-  input: unknown,
-): { ok: true; config: DwellConfig } | { ok: false; issues: DwellConfigIssue[] } {
-  if (input === undefined || input === null) return { ok: true, config: { ...DEFAULT_DWELL_CONFIG } };
+export function validateDwellConfig(input: unknown): { ok: true; config: DwellConfig } | { ok: false; issues: DwellConfigIssue[] } {
+  if (input === undefined || input === null) return { ok: true, config: { ...DEFAULT_DWELL_CONFIG } }
   if (typeof input !== 'object' || Array.isArray(input)) {
     return {
       ok: false,
       issues: [{ field: 'config', message: 'dwell config must be an object with radius, dwellMs, maxGapMs and/or rearm' }],
-    };
+    }
   }
-  const raw: { radius?: unknown; dwellMs?: unknown; maxGapMs?: unknown; rearm?: unknown } = input;
-  const issues: DwellConfigIssue[] = [];
-  const config: DwellConfig = { ...DEFAULT_DWELL_CONFIG };
+  const raw: { radius?: unknown; dwellMs?: unknown; maxGapMs?: unknown; rearm?: unknown } = input
+  const issues: DwellConfigIssue[] = []
+  const config: DwellConfig = { ...DEFAULT_DWELL_CONFIG }
 
   for (const key of Object.keys(input)) {
     if (!(CONFIG_KEYS as readonly string[]).includes(key)) {
-      issues.push({ field: key, message: `unknown setting "${key}"; expected one of ${CONFIG_KEYS.join(', ')}` });
+      issues.push({ field: key, message: `unknown setting "${key}"; expected one of ${CONFIG_KEYS.join(', ')}` })
     }
   }
 
   if (raw.radius !== undefined) {
-    const v = checkNumber(issues, 'radius', raw.radius, (n) => n > 0 && n <= 10000, 'a number greater than 0 and at most 10000');
-    if (v !== undefined) config.radius = v;
+    const v = checkNumber(issues, 'radius', raw.radius, (n) => n > 0 && n <= 10000, 'a number greater than 0 and at most 10000')
+    if (v !== undefined) config.radius = v
   }
   if (raw.dwellMs !== undefined) {
-    const v = checkNumber(issues, 'dwellMs', raw.dwellMs, (n) => n >= 100 && n <= 60000, 'a number of milliseconds from 100 to 60000');
-    if (v !== undefined) config.dwellMs = v;
+    const v = checkNumber(issues, 'dwellMs', raw.dwellMs, (n) => n >= 100 && n <= 60000, 'a number of milliseconds from 100 to 60000')
+    if (v !== undefined) config.dwellMs = v
   }
   if (raw.maxGapMs !== undefined) {
-    const v = checkNumber(issues, 'maxGapMs', raw.maxGapMs, (n) => n >= 10 && n <= 60000, 'a number of milliseconds from 10 to 60000');
-    if (v !== undefined) config.maxGapMs = v;
+    const v = checkNumber(issues, 'maxGapMs', raw.maxGapMs, (n) => n >= 10 && n <= 60000, 'a number of milliseconds from 10 to 60000')
+    if (v !== undefined) config.maxGapMs = v
   }
   if (raw.rearm !== undefined) {
     if (raw.rearm === 'leave' || raw.rearm === 'repeat') {
-      config.rearm = raw.rearm;
+      config.rearm = raw.rearm
     } else {
-      issues.push({ field: 'rearm', message: `rearm must be "leave" or "repeat", got ${show(raw.rearm)}` });
+      issues.push({ field: 'rearm', message: `rearm must be "leave" or "repeat", got ${show(raw.rearm)}` })
     }
   }
 
-  return issues.length > 0 ? { ok: false, issues } : { ok: true, config };
+  return issues.length > 0 ? { ok: false, issues } : { ok: true, config }
 }

@@ -40,7 +40,9 @@ export function createDevicesResolvers(service: DevicesService): Resolvers {
       signal: (_, { id }, ctx) => service.getSignal(ctx.actor, id),
       circuit: (_, { id }, ctx) => service.getCircuit(ctx.actor, id),
       supportedGates: (_, __, ctx) =>
-        service.describeGates(ctx.actor).gates.map((g) => ({ name: g.name, qubits: g.arity, parametric: g.parametric, aliases: [...g.aliases], description: g.description })),
+        service
+          .describeGates(ctx.actor)
+          .gates.map((g) => ({ name: g.name, qubits: g.arity, parametric: g.parametric, aliases: [...g.aliases], description: g.description })),
       circuitLimits: (_, __, ctx) => ({ ...service.describeGates(ctx.actor).limits }),
     },
     Mutation: {
@@ -89,7 +91,12 @@ export function createDevicesResolvers(service: DevicesService): Resolvers {
     Device: {
       __resolveReference: (ref) => ({ id: ref.id as string }),
       alerts: (d, args, ctx) =>
-        service.listAlerts(ctx.actor, { deviceId: d.id, status: lower<AlertStatus>(args.status), limit: args.limit ?? undefined, offset: args.offset ?? undefined }),
+        service.listAlerts(ctx.actor, {
+          deviceId: d.id,
+          status: lower<AlertStatus>(args.status),
+          limit: args.limit ?? undefined,
+          offset: args.offset ?? undefined,
+        }),
       dwellConfig: (d, _, ctx) => service.getDwellConfig(ctx.actor, d.id),
       dwellEvents: (d, args, ctx) => service.listDwellEvents(ctx.actor, d.id, args.limit ?? undefined),
     },

@@ -56,7 +56,10 @@ export function parseSignal(
         break
       }
       const { x, y } = gaze as { x?: unknown; y?: unknown }
-      for (const [name, value] of [['x', x], ['y', y]] as const) {
+      for (const [name, value] of [
+        ['x', x],
+        ['y', y],
+      ] as const) {
         if (typeof value !== 'number' || !Number.isFinite(value) || Math.abs(value) > COORDINATE_LIMIT) {
           issues.push({ field: `data.gaze_point.${name}`, message: `must be a finite number within ±${COORDINATE_LIMIT}` })
         }
@@ -90,8 +93,7 @@ export function parseSignal(
 
 function parseTimestamp(value: unknown, now: Date, issues: ValidationIssue[]): Date {
   if (value === undefined) return now
-  const date =
-    typeof value === 'number' ? new Date(value) : typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value) ? new Date(value) : null
+  const date = typeof value === 'number' ? new Date(value) : typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value) ? new Date(value) : null
   if (!date || Number.isNaN(date.getTime()) || Math.abs(date.getTime() - now.getTime()) > MAX_CLOCK_SKEW_MS) {
     issues.push({ field: 'data.timestamp', message: 'must be an ISO 8601 time or epoch milliseconds within a day of now' })
     return now

@@ -145,7 +145,9 @@ export function createEsportsService(deps: EsportsServiceDeps) {
     const year = now().getUTCFullYear()
     const personal: PlayerPersonal = {
       studentId: c.string('personal.studentId', input.studentId, { required: true, max: 100 }) ?? '',
-      gamerTag: c.string('personal.gamerTag', input.gamerTag, { required: true, pattern: GAMER_TAG, patternHint: 'must be 2-32 letters, digits, spaces, . _ or -' }) ?? '',
+      gamerTag:
+        c.string('personal.gamerTag', input.gamerTag, { required: true, pattern: GAMER_TAG, patternHint: 'must be 2-32 letters, digits, spaces, . _ or -' }) ??
+        '',
       grade: c.int('personal.grade', input.grade, { required: true, ...GRADE_RANGE }) ?? 0,
     }
     const firstName = c.string('personal.firstName', input.firstName, { max: 100 })
@@ -216,7 +218,12 @@ export function createEsportsService(deps: EsportsServiceDeps) {
    * Replaces a team's roster lists inside `tx`: the team's members are exactly the players
    * on its lists. Returns the players who joined.
    */
-  async function writeRoster(tx: Tx, team: { id: string; programId: string; environment: string }, lists: { starters: string[]; substitutes: string[] }, at: Date) {
+  async function writeRoster(
+    tx: Tx,
+    team: { id: string; programId: string; environment: string },
+    lists: { starters: string[]; substitutes: string[] },
+    at: Date,
+  ) {
     const current = await tx.teamMember.findMany({ where: { teamId: team.id } })
     const wanted = new Map<string, { role: RosterRole; slot: number }>()
     lists.starters.forEach((id, slot) => wanted.set(id, { role: 'starter', slot }))
@@ -239,7 +246,10 @@ export function createEsportsService(deps: EsportsServiceDeps) {
   /** Checks roster lists: ids of active players of the team's program, each on one list once. */
   async function checkRosterLists(c: InputChecker, programId: string, environment: Environment, lists: { starters: string[]; substitutes: string[] }) {
     const seen = new Map<string, string>()
-    for (const [name, ids] of [['starters', lists.starters], ['substitutes', lists.substitutes]] as const) {
+    for (const [name, ids] of [
+      ['starters', lists.starters],
+      ['substitutes', lists.substitutes],
+    ] as const) {
       if (ids.length > ROSTER_MAX) c.fail(name, `must have at most ${ROSTER_MAX} players`)
       ids.forEach((id, i) => {
         const field = `${name}[${i}]`
@@ -374,7 +384,11 @@ export function createEsportsService(deps: EsportsServiceDeps) {
             program: doc.program as unknown as Json,
           },
         })
-        await emit(tx, who.environment, ESPORTS_EVENTS.programCreated, row.id, { programId: row.id, institutionId: doc.institution.id, status: doc.program.status })
+        await emit(tx, who.environment, ESPORTS_EVENTS.programCreated, row.id, {
+          programId: row.id,
+          institutionId: doc.institution.id,
+          status: doc.program.status,
+        })
         return toProgram(row)
       })
     },
@@ -392,7 +406,9 @@ export function createEsportsService(deps: EsportsServiceDeps) {
       if (!c.ok) throw invalid(c.issues)
       return prisma.$transaction(async (tx) => {
         if (!isUuid(id)) throw notFound('Program', id)
-        const [locked] = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM esports.programs WHERE id = ${id}::uuid AND environment = ${who.environment} FOR UPDATE`
+        const [locked] = await tx.$queryRaw<
+          { id: string }[]
+        >`SELECT id FROM esports.programs WHERE id = ${id}::uuid AND environment = ${who.environment} FOR UPDATE`
         const current = locked ? await tx.program.findUnique({ where: { id } }) : null
         if (!current) throw notFound('Program', id)
         const before = toProgram(current)
@@ -437,7 +453,10 @@ export function createEsportsService(deps: EsportsServiceDeps) {
     },
 
     // --- Teams ------------------------------------------------------------------------------
-    async listTeams(actor: Principal | null, filter: { programId?: string; game?: string; tier?: string; season?: number } & PageArgs): Promise<Page<TeamRecord>> {
+    async listTeams(
+      actor: Principal | null,
+      filter: { programId?: string; game?: string; tier?: string; season?: number } & PageArgs,
+    ): Promise<Page<TeamRecord>> {
       const who = authorize(actor, 'teams:read')
       const c = createInputChecker()
       const { page, limit } = checkPage(filter, c)
@@ -447,7 +466,13 @@ export function createEsportsService(deps: EsportsServiceDeps) {
       const season = c.int('season', filter.season, { min: 1990, max: 2200 })
       if (!c.ok) throw invalid(c.issues)
       if (!programId || !(await findProgram(prisma, who.environment, programId))) throw notFound('Program', programId ?? '')
-      const where = { programId, environment: who.environment, ...(tier ? { tier } : {}), ...(game ? { game: { equals: game, mode: 'insensitive' as const } } : {}), ...(season ? { seasonYear: season } : {}) }
+      const where = {
+        programId,
+        environment: who.environment,
+        ...(tier ? { tier } : {}),
+        ...(game ? { game: { equals: game, mode: 'insensitive' as const } } : {}),
+        ...(season ? { seasonYear: season } : {}),
+      }
       const [rows, total] = await Promise.all([
         prisma.team.findMany({ where, include: { members: true }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], skip: (page - 1) * limit, take: limit }),
         prisma.team.count({ where }),
@@ -503,7 +528,13 @@ export function createEsportsService(deps: EsportsServiceDeps) {
           },
           include: { members: true },
         })
-        await emit(tx, who.environment, ESPORTS_EVENTS.teamCreated, row.id, { teamId: row.id, programId: program.id, name: row.name, game: row.game, tier: row.tier })
+        await emit(tx, who.environment, ESPORTS_EVENTS.teamCreated, row.id, {
+          teamId: row.id,
+          programId: program.id,
+          name: row.name,
+          game: row.game,
+          tier: row.tier,
+        })
         return toTeam(row)
       })
     },
@@ -543,13 +574,22 @@ export function createEsportsService(deps: EsportsServiceDeps) {
             joinedDate: at.toISOString(),
           })
         }
-        await emit(tx, who.environment, ESPORTS_EVENTS.teamUpdated, id, { teamId: id, programId: team.programId, changes: ['roster'], roster: after.roster, record: after.record })
+        await emit(tx, who.environment, ESPORTS_EVENTS.teamUpdated, id, {
+          teamId: id,
+          programId: team.programId,
+          changes: ['roster'],
+          roster: after.roster,
+          record: after.record,
+        })
         return after
       })
     },
 
     // --- Players ----------------------------------------------------------------------------
-    async listPlayers(actor: Principal | null, filter: { programId?: string; teamId?: string; grade?: number; status?: string } & PageArgs): Promise<Page<PlayerRecord>> {
+    async listPlayers(
+      actor: Principal | null,
+      filter: { programId?: string; teamId?: string; grade?: number; status?: string } & PageArgs,
+    ): Promise<Page<PlayerRecord>> {
       const who = authorize(actor, 'players:read')
       const c = createInputChecker()
       const { page, limit } = checkPage(filter, c)
@@ -571,7 +611,12 @@ export function createEsportsService(deps: EsportsServiceDeps) {
         prisma.player.count({ where }),
       ])
       const at = now()
-      return pageOf(rows.map((r) => toPlayer(r, at)), total, page, limit)
+      return pageOf(
+        rows.map((r) => toPlayer(r, at)),
+        total,
+        page,
+        limit,
+      )
     },
 
     async getPlayer(actor: Principal | null, id: string): Promise<PlayerRecord> {
@@ -606,7 +651,9 @@ export function createEsportsService(deps: EsportsServiceDeps) {
       const program = programId ? await findProgram(prisma, who.environment, programId) : null
       if (programId && !program) c.fail('programId', `program ${programId} does not exist`)
       if (program?.status === 'archived') c.fail('programId', `program ${programId} is archived and read-only`)
-      const personal = personalIn ? checkPersonal(c, personalIn, program ? (program.program as unknown as { gradeLevels: { min: number; max: number } }) : null) : undefined
+      const personal = personalIn
+        ? checkPersonal(c, personalIn, program ? (program.program as unknown as { gradeLevels: { min: number; max: number } }) : null)
+        : undefined
       const consent = consentIn ? checkConsent(c, consentIn) : undefined
       const performance = performanceIn ? checkPerformance(c, performanceIn) : { individualStats: { gamesPlayed: 0, winRate: 0, skillRating: 0 } }
       if (c.ok && program && personal) await checkUniquePlayer(c, program.id, personal)
@@ -638,7 +685,8 @@ export function createEsportsService(deps: EsportsServiceDeps) {
     async updatePlayer(actor: Principal | null, id: string, patch: Record<string, unknown>): Promise<PlayerRecord> {
       const who = authorize(actor, 'players:write')
       const c = createInputChecker()
-      for (const key of Object.keys(patch)) if (!['status', 'personal', 'consent', 'performance'].includes(key)) c.fail(key, 'is not allowed (patchable: status, personal, consent, performance)')
+      for (const key of Object.keys(patch))
+        if (!['status', 'personal', 'consent', 'performance'].includes(key)) c.fail(key, 'is not allowed (patchable: status, personal, consent, performance)')
       const personalIn = c.object('personal', patch.personal)
       const consentIn = c.object('consent', patch.consent)
       const performanceIn = c.object('performance', patch.performance)
@@ -648,9 +696,17 @@ export function createEsportsService(deps: EsportsServiceDeps) {
       const program = await findProgram(prisma, who.environment, row.programId)
       if (program?.status === 'archived') throw invalid([{ field: 'programId', message: `program ${row.programId} is archived and read-only` }])
       const before = toPlayer(row, now())
-      const personal = personalIn ? checkPersonal(c, mergeDeep(before.personal as unknown as Record<string, unknown>, personalIn), program ? (program.program as unknown as { gradeLevels: { min: number; max: number } }) : null) : before.personal
+      const personal = personalIn
+        ? checkPersonal(
+            c,
+            mergeDeep(before.personal as unknown as Record<string, unknown>, personalIn),
+            program ? (program.program as unknown as { gradeLevels: { min: number; max: number } }) : null,
+          )
+        : before.personal
       const consent = consentIn ? checkConsent(c, mergeDeep(before.consent as unknown as Record<string, unknown>, consentIn)) : before.consent
-      const performance = performanceIn ? checkPerformance(c, mergeDeep(before.performance as unknown as Record<string, unknown>, performanceIn)) : before.performance
+      const performance = performanceIn
+        ? checkPerformance(c, mergeDeep(before.performance as unknown as Record<string, unknown>, performanceIn))
+        : before.performance
       if (c.ok && personalIn) await checkUniquePlayer(c, row.programId, personal, id)
       if (!c.ok) throw invalid(c.issues)
       return prisma.$transaction(async (tx) => {
@@ -668,11 +724,22 @@ export function createEsportsService(deps: EsportsServiceDeps) {
           },
           include: { teams: true },
         })
-        await emit(tx, who.environment, ESPORTS_EVENTS.playerUpdated, id, { playerId: id, programId: row.programId, status: updated.status, changes: Object.keys(patch) })
+        await emit(tx, who.environment, ESPORTS_EVENTS.playerUpdated, id, {
+          playerId: id,
+          programId: row.programId,
+          status: updated.status,
+          changes: Object.keys(patch),
+        })
         if (leaving) {
           for (const m of row.teams) {
             const team = toTeam((await findTeam(tx, who.environment, m.teamId))!)
-            await emit(tx, who.environment, ESPORTS_EVENTS.teamUpdated, m.teamId, { teamId: m.teamId, programId: row.programId, changes: ['roster'], roster: team.roster, record: team.record })
+            await emit(tx, who.environment, ESPORTS_EVENTS.teamUpdated, m.teamId, {
+              teamId: m.teamId,
+              programId: row.programId,
+              changes: ['roster'],
+              roster: team.roster,
+              record: team.record,
+            })
           }
         }
         return toPlayer(updated, now())
@@ -719,13 +786,22 @@ export function createEsportsService(deps: EsportsServiceDeps) {
             joinedDate: joinedDate.toISOString(),
           })
         }
-        await emit(tx, who.environment, ESPORTS_EVENTS.teamUpdated, team.id, { teamId: team.id, programId: team.programId, changes: ['roster'], roster: after.roster, record: after.record })
+        await emit(tx, who.environment, ESPORTS_EVENTS.teamUpdated, team.id, {
+          teamId: team.id,
+          programId: team.programId,
+          changes: ['roster'],
+          roster: after.roster,
+          record: after.record,
+        })
         return toPlayer((await findPlayer(tx, who.environment, id))!, now())
       })
     },
 
     // --- Matches ----------------------------------------------------------------------------
-    async listMatches(actor: Principal | null, filter: { teamId?: string; type?: string; startDate?: string | Date; endDate?: string | Date } & PageArgs): Promise<Page<MatchRecord>> {
+    async listMatches(
+      actor: Principal | null,
+      filter: { teamId?: string; type?: string; startDate?: string | Date; endDate?: string | Date } & PageArgs,
+    ): Promise<Page<MatchRecord>> {
       const who = authorize(actor, 'matches:read')
       const c = createInputChecker()
       const { page, limit } = checkPage(filter, c)
@@ -812,7 +888,12 @@ export function createEsportsService(deps: EsportsServiceDeps) {
             status: 'scheduled',
           },
         })
-        await emit(tx, who.environment, ESPORTS_EVENTS.matchScheduled, row.id, { matchId: row.id, teamId: team.id, type: row.type, date: row.scheduledAt.toISOString() })
+        await emit(tx, who.environment, ESPORTS_EVENTS.matchScheduled, row.id, {
+          matchId: row.id,
+          teamId: team.id,
+          type: row.type,
+          date: row.scheduledAt.toISOString(),
+        })
         return toMatch(row)
       })
     },
@@ -840,54 +921,67 @@ export function createEsportsService(deps: EsportsServiceDeps) {
         if (expected !== outcome) c.fail('outcome', `must agree with the score ${teamScore}-${opponentScore} (${expected})`)
       }
       if (!c.ok) throw invalid(c.issues)
-      return prisma.$transaction(async (tx) => {
-        if (!isUuid(id)) throw notFound('Match', id)
-        const [locked] = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM esports.matches WHERE id = ${id}::uuid AND environment = ${who.environment} FOR UPDATE`
-        const before = locked ? await tx.match.findUnique({ where: { id } }) : null
-        if (!before) throw notFound('Match', id)
-        const team = await tx.team.findUnique({ where: { id: before.teamId } })
-        if (!team || !(await writableProgram(tx, who.environment, team.programId, 'matchId'))) throw notFound('Match', id)
-        const field = (o: string | null) => (o === 'win' ? 'wins' : o === 'loss' ? 'losses' : o === 'tie' ? 'ties' : null)
-        const delta: Record<string, number> = { wins: 0, losses: 0, ties: 0 }
-        const old = field(before.outcome)
-        if (old) delta[old]! -= 1
-        delta[field(outcome as string)!]! += 1
-        const at = now()
-        const updatedTeam = await tx.team.update({
-          where: { id: team.id },
-          data: { wins: { increment: delta.wins! }, losses: { increment: delta.losses! }, ties: { increment: delta.ties! }, updatedAt: at },
-        })
-        const row = await tx.match.update({
-          where: { id },
-          data: {
-            status: 'completed',
-            scoreTeam: teamScore as number,
-            scoreOpponent: opponentScore as number,
-            outcome: outcome as string,
+      return prisma
+        .$transaction(async (tx) => {
+          if (!isUuid(id)) throw notFound('Match', id)
+          const [locked] = await tx.$queryRaw<
+            { id: string }[]
+          >`SELECT id FROM esports.matches WHERE id = ${id}::uuid AND environment = ${who.environment} FOR UPDATE`
+          const before = locked ? await tx.match.findUnique({ where: { id } }) : null
+          if (!before) throw notFound('Match', id)
+          const team = await tx.team.findUnique({ where: { id: before.teamId } })
+          if (!team || !(await writableProgram(tx, who.environment, team.programId, 'matchId'))) throw notFound('Match', id)
+          const field = (o: string | null) => (o === 'win' ? 'wins' : o === 'loss' ? 'losses' : o === 'tie' ? 'ties' : null)
+          const delta: Record<string, number> = { wins: 0, losses: 0, ties: 0 }
+          const old = field(before.outcome)
+          if (old) delta[old]! -= 1
+          delta[field(outcome as string)!]! += 1
+          const at = now()
+          const updatedTeam = await tx.team.update({
+            where: { id: team.id },
+            data: { wins: { increment: delta.wins! }, losses: { increment: delta.losses! }, ties: { increment: delta.ties! }, updatedAt: at },
+          })
+          const row = await tx.match.update({
+            where: { id },
+            data: {
+              status: 'completed',
+              scoreTeam: teamScore as number,
+              scoreOpponent: opponentScore as number,
+              outcome: outcome as string,
+              duration: duration ?? null,
+              analysis: { vod: vod ?? null, coachNotes: coachNotes ?? null },
+              completedAt: before.completedAt ?? at,
+            },
+          })
+          const data = {
+            matchId: id,
+            teamId: team.id,
+            result: outcome as string,
+            score: { team: teamScore as number, opponent: opponentScore as number },
             duration: duration ?? null,
-            analysis: { vod: vod ?? null, coachNotes: coachNotes ?? null },
-            completedAt: before.completedAt ?? at,
-          },
+          }
+          await emit(tx, who.environment, before.outcome ? ESPORTS_EVENTS.matchUpdated : ESPORTS_EVENTS.matchCompleted, id, data)
+          const members = await tx.teamMember.findMany({ where: { teamId: team.id } })
+          await emit(tx, who.environment, ESPORTS_EVENTS.teamUpdated, team.id, {
+            teamId: team.id,
+            programId: team.programId,
+            changes: ['record'],
+            roster: rosterOf(members),
+            record: { wins: updatedTeam.wins, losses: updatedTeam.losses, ties: updatedTeam.ties },
+          })
+          return toMatch(row)
         })
-        const data = { matchId: id, teamId: team.id, result: outcome as string, score: { team: teamScore as number, opponent: opponentScore as number }, duration: duration ?? null }
-        await emit(tx, who.environment, before.outcome ? ESPORTS_EVENTS.matchUpdated : ESPORTS_EVENTS.matchCompleted, id, data)
-        const members = await tx.teamMember.findMany({ where: { teamId: team.id } })
-        await emit(tx, who.environment, ESPORTS_EVENTS.teamUpdated, team.id, {
-          teamId: team.id,
-          programId: team.programId,
-          changes: ['record'],
-          roster: rosterOf(members),
-          record: { wins: updatedTeam.wins, losses: updatedTeam.losses, ties: updatedTeam.ties },
-        })
-        return toMatch(row)
-      }).then(async (match) => (await withMediaRules([match]))[0] as MatchRecord)
+        .then(async (match) => (await withMediaRules([match]))[0] as MatchRecord)
     },
 
     /** The team's record after each completed match, in schedule order: a season chart's series. */
     async seasonRecord(actor: Principal | null, teamId: string) {
       const who = authorize(actor, 'matches:read')
       if (!(await findTeam(prisma, who.environment, teamId))) throw notFound('Team', teamId)
-      const rows = await prisma.match.findMany({ where: { teamId, environment: who.environment, status: 'completed' }, orderBy: [{ scheduledAt: 'asc' }, { id: 'asc' }] })
+      const rows = await prisma.match.findMany({
+        where: { teamId, environment: who.environment, status: 'completed' },
+        orderBy: [{ scheduledAt: 'asc' }, { id: 'asc' }],
+      })
       const totals = { wins: 0, losses: 0, ties: 0 }
       return rows.map((m) => {
         const outcome = m.outcome as MatchOutcome
@@ -909,7 +1003,13 @@ export function createEsportsService(deps: EsportsServiceDeps) {
       const who = authorize(actor, 'career:write')
       const c = createInputChecker()
       for (const key of Object.keys(input)) if (key !== 'interests') c.fail(key, 'is not allowed')
-      const interests = c.strings('interests', input.interests, { required: true, maxItems: 20, max: 40, pattern: INTEREST, patternHint: 'must be a lower-case identifier such as content_creator' })
+      const interests = c.strings('interests', input.interests, {
+        required: true,
+        maxItems: 20,
+        max: 40,
+        pattern: INTEREST,
+        patternHint: 'must be a lower-case identifier such as content_creator',
+      })
       if (!c.ok) throw invalid(c.issues)
       const player = await requirePlayer(who, playerId)
       const unique = [...new Set(interests)]
@@ -923,8 +1023,14 @@ export function createEsportsService(deps: EsportsServiceDeps) {
     async addExperience(actor: Principal | null, playerId: string, input: Record<string, unknown>): Promise<ExperienceRecord> {
       const who = authorize(actor, 'career:write')
       const c = createInputChecker()
-      for (const key of Object.keys(input)) if (!['type', 'title', 'organization', 'description', 'dateRange', 'skills'].includes(key)) c.fail(key, 'is not allowed')
-      const type = c.string('type', input.type, { required: true, max: 40, pattern: INTEREST, patternHint: 'must be a lower-case identifier such as internship or workshop' })
+      for (const key of Object.keys(input))
+        if (!['type', 'title', 'organization', 'description', 'dateRange', 'skills'].includes(key)) c.fail(key, 'is not allowed')
+      const type = c.string('type', input.type, {
+        required: true,
+        max: 40,
+        pattern: INTEREST,
+        patternHint: 'must be a lower-case identifier such as internship or workshop',
+      })
       const title = c.string('title', input.title, { required: true })
       const organization = c.string('organization', input.organization)
       const description = c.string('description', input.description, { max: TEXT_MAX.long })
@@ -937,7 +1043,17 @@ export function createEsportsService(deps: EsportsServiceDeps) {
       const player = await requirePlayer(who, playerId)
       return prisma.$transaction(async (tx) => {
         const row = await tx.experience.create({
-          data: { id: randomUUID(), playerId: player.id, type: type as string, title: title as string, organization: organization ?? null, description: description ?? null, startDate: start as Date, endDate: end ?? null, skills },
+          data: {
+            id: randomUUID(),
+            playerId: player.id,
+            type: type as string,
+            title: title as string,
+            organization: organization ?? null,
+            description: description ?? null,
+            startDate: start as Date,
+            endDate: end ?? null,
+            skills,
+          },
         })
         await emit(tx, who.environment, ESPORTS_EVENTS.careerUpdated, player.id, { playerId: player.id, change: 'experience', experienceId: row.id })
         return toExperience(row)
@@ -948,7 +1064,12 @@ export function createEsportsService(deps: EsportsServiceDeps) {
       const who = authorize(actor, 'career:write')
       const c = createInputChecker()
       for (const key of Object.keys(input)) if (!['type', 'title', 'issuer', 'date', 'amount'].includes(key)) c.fail(key, 'is not allowed')
-      const type = c.string('type', input.type, { required: true, max: 40, pattern: INTEREST, patternHint: 'must be a lower-case identifier such as scholarship' })
+      const type = c.string('type', input.type, {
+        required: true,
+        max: 40,
+        pattern: INTEREST,
+        patternHint: 'must be a lower-case identifier such as scholarship',
+      })
       const title = c.string('title', input.title, { required: true })
       const issuer = c.string('issuer', input.issuer)
       const date = c.date('date', input.date, { required: true })
@@ -957,7 +1078,15 @@ export function createEsportsService(deps: EsportsServiceDeps) {
       const player = await requirePlayer(who, playerId)
       return prisma.$transaction(async (tx) => {
         const row = await tx.achievement.create({
-          data: { id: randomUUID(), playerId: player.id, type: type as string, title: title as string, issuer: issuer ?? null, date: date as Date, amount: amount ?? null },
+          data: {
+            id: randomUUID(),
+            playerId: player.id,
+            type: type as string,
+            title: title as string,
+            issuer: issuer ?? null,
+            date: date as Date,
+            amount: amount ?? null,
+          },
         })
         await emit(tx, who.environment, ESPORTS_EVENTS.careerUpdated, player.id, { playerId: player.id, change: 'achievement', achievementId: row.id })
         return toAchievement(row)
@@ -966,7 +1095,10 @@ export function createEsportsService(deps: EsportsServiceDeps) {
 
     // --- Webhooks ---------------------------------------------------------------------------
     /** Subscribes a URL to events of the caller's environment; the secret is stored sealed and never shown again. */
-    async createWebhook(actor: Principal | null, input: { url?: unknown; events?: unknown; secret?: unknown; description?: unknown }): Promise<WebhookSubscriptionInfo> {
+    async createWebhook(
+      actor: Principal | null,
+      input: { url?: unknown; events?: unknown; secret?: unknown; description?: unknown },
+    ): Promise<WebhookSubscriptionInfo> {
       const who = authorize(actor, 'webhooks:write')
       try {
         return await deps.webhooks.create(who.environment, who.id, input)
@@ -1024,7 +1156,11 @@ export function createEsportsService(deps: EsportsServiceDeps) {
      * Events of the caller's environment as they commit — what webhooks deliver, for GraphQL
      * subscriptions. Reading them needs the read scope of the records they are about.
      */
-    watch(actor: Principal | null, types: readonly EsportsEventType[], where?: (data: Record<string, unknown>) => boolean): AsyncIterableIterator<EsportsEvent> {
+    watch(
+      actor: Principal | null,
+      types: readonly EsportsEventType[],
+      where?: (data: Record<string, unknown>) => boolean,
+    ): AsyncIterableIterator<EsportsEvent> {
       if (!actor) throw errors.forRole('unauthorized')
       const c = createInputChecker()
       if (!types.length) c.fail('events', 'must name at least one event')
@@ -1051,7 +1187,15 @@ export type EsportsService = ReturnType<typeof createEsportsService>
 
 // --- Row mappers -------------------------------------------------------------------------
 
-function toProgram(row: { id: string; environment: string; standard: string; institution: unknown; program: unknown; createdAt: Date; updatedAt: Date }): ProgramRecord {
+function toProgram(row: {
+  id: string
+  environment: string
+  standard: string
+  institution: unknown
+  program: unknown
+  createdAt: Date
+  updatedAt: Date
+}): ProgramRecord {
   const program = row.program as ProgramRecord['program']
   return {
     id: row.id,
@@ -1065,13 +1209,29 @@ function toProgram(row: { id: string; environment: string; standard: string; ins
 }
 
 function rosterOf(members: ReadonlyArray<{ playerId: string; role: string; slot: number }>) {
-  const list = (role: RosterRole) => members.filter((m) => m.role === role).sort((a, b) => a.slot - b.slot).map((m) => m.playerId)
+  const list = (role: RosterRole) =>
+    members
+      .filter((m) => m.role === role)
+      .sort((a, b) => a.slot - b.slot)
+      .map((m) => m.playerId)
   return { starters: list('starter'), substitutes: list('substitute') }
 }
 
 function toTeam(row: {
-  id: string; environment: string; programId: string; name: string; game: string; tier: string; seasonYear: number; seasonLeague: string | null
-  seasonDivision: string | null; wins: number; losses: number; ties: number; createdAt: Date; updatedAt: Date
+  id: string
+  environment: string
+  programId: string
+  name: string
+  game: string
+  tier: string
+  seasonYear: number
+  seasonLeague: string | null
+  seasonDivision: string | null
+  wins: number
+  losses: number
+  ties: number
+  createdAt: Date
+  updatedAt: Date
   members: ReadonlyArray<{ playerId: string; role: string; slot: number }>
 }): TeamRecord {
   return {
@@ -1089,10 +1249,21 @@ function toTeam(row: {
   }
 }
 
-function toPlayer(row: {
-  id: string; environment: string; programId: string; status: string; personal: unknown; consent: unknown; performance: unknown; createdAt: Date; updatedAt: Date
-  teams: ReadonlyArray<{ teamId: string; role: string; position: string | null; joinedDate: Date }>
-}, at: Date): PlayerRecord {
+function toPlayer(
+  row: {
+    id: string
+    environment: string
+    programId: string
+    status: string
+    personal: unknown
+    consent: unknown
+    performance: unknown
+    createdAt: Date
+    updatedAt: Date
+    teams: ReadonlyArray<{ teamId: string; role: string; position: string | null; joinedDate: Date }>
+  },
+  at: Date,
+): PlayerRecord {
   const personal = row.personal as PlayerPersonal
   return {
     id: row.id,
@@ -1112,9 +1283,23 @@ function toPlayer(row: {
 }
 
 function toMatch(row: {
-  id: string; environment: string; teamId: string; type: string; opponent: unknown; scheduledAt: Date; location: string | null; venue: string | null
-  starters: string[]; status: string; scoreTeam: number | null; scoreOpponent: number | null; outcome: string | null; duration: number | null
-  analysis: unknown; completedAt: Date | null; createdAt: Date
+  id: string
+  environment: string
+  teamId: string
+  type: string
+  opponent: unknown
+  scheduledAt: Date
+  location: string | null
+  venue: string | null
+  starters: string[]
+  status: string
+  scoreTeam: number | null
+  scoreOpponent: number | null
+  outcome: string | null
+  duration: number | null
+  analysis: unknown
+  completedAt: Date | null
+  createdAt: Date
 }): MatchRecord {
   const analysis = (isRecord(row.analysis) ? row.analysis : {}) as { vod?: string | null; coachNotes?: string | null }
   return {
@@ -1141,7 +1326,16 @@ function toMatch(row: {
 }
 
 function toExperience(row: {
-  id: string; playerId: string; type: string; title: string; organization: string | null; description: string | null; startDate: Date; endDate: Date | null; skills: string[]; createdAt: Date
+  id: string
+  playerId: string
+  type: string
+  title: string
+  organization: string | null
+  description: string | null
+  startDate: Date
+  endDate: Date | null
+  skills: string[]
+  createdAt: Date
 }): ExperienceRecord {
   return {
     id: row.id,
@@ -1156,6 +1350,24 @@ function toExperience(row: {
   }
 }
 
-function toAchievement(row: { id: string; playerId: string; type: string; title: string; issuer: string | null; date: Date; amount: number | null; createdAt: Date }): AchievementRecord {
-  return { id: row.id, playerId: row.playerId, type: row.type, title: row.title, issuer: row.issuer, date: row.date, amount: row.amount, createdAt: row.createdAt }
+function toAchievement(row: {
+  id: string
+  playerId: string
+  type: string
+  title: string
+  issuer: string | null
+  date: Date
+  amount: number | null
+  createdAt: Date
+}): AchievementRecord {
+  return {
+    id: row.id,
+    playerId: row.playerId,
+    type: row.type,
+    title: row.title,
+    issuer: row.issuer,
+    date: row.date,
+    amount: row.amount,
+    createdAt: row.createdAt,
+  }
 }

@@ -75,7 +75,11 @@ export function createInputChecker() {
       if (!isRecord(value)) return fail(field, 'must be an object')
       return value
     },
-    strings(field: string, value: unknown, rule: Rule & { maxItems?: number; max?: number; pattern?: RegExp; patternHint?: string } = {}): string[] | undefined {
+    strings(
+      field: string,
+      value: unknown,
+      rule: Rule & { maxItems?: number; max?: number; pattern?: RegExp; patternHint?: string } = {},
+    ): string[] | undefined {
       if (absent(field, value, rule)) return undefined
       const maxItems = rule.maxItems ?? 50
       if (!Array.isArray(value)) return fail(field, 'must be an array of strings')

@@ -62,9 +62,16 @@ const STANDARD = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,99}$/
  * Checks a whole program document (after defaults or a merge) and returns it in canonical
  * form, or the list of every problem.
  */
-export function checkProgram(input: Record<string, unknown>): { ok: true; value: ProgramDocument } | { ok: false; issues: ReturnType<typeof createInputChecker>['issues'] } {
+export function checkProgram(
+  input: Record<string, unknown>,
+): { ok: true; value: ProgramDocument } | { ok: false; issues: ReturnType<typeof createInputChecker>['issues'] } {
   const c = createInputChecker()
-  const standard = c.string('standard', input.standard, { required: true, max: 100, pattern: STANDARD, patternHint: 'must be an identifier such as OneRoster-1.2' })
+  const standard = c.string('standard', input.standard, {
+    required: true,
+    max: 100,
+    pattern: STANDARD,
+    patternHint: 'must be an identifier such as OneRoster-1.2',
+  })
   const inst = c.object('institution', input.institution, { required: true }) ?? {}
   const prog = c.object('program', input.program, { required: true }) ?? {}
   const location = c.object('institution.location', inst.location) ?? {}

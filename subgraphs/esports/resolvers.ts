@@ -30,18 +30,34 @@ const byTeam = (teamId: string | null | undefined) => (teamId ? (data: Data) => 
 
 /** GraphQL resolvers of the esports subgraph: arguments in, one domain call, the result out. */
 export function createEsportsResolvers(service: EsportsService): Resolvers {
-  const watch = (ctx: { actor: Parameters<EsportsService['watch']>[0] }, types: EsportsEventType[], where?: (d: Data) => boolean) => service.watch(ctx.actor, types, where)
+  const watch = (ctx: { actor: Parameters<EsportsService['watch']>[0] }, types: EsportsEventType[], where?: (d: Data) => boolean) =>
+    service.watch(ctx.actor, types, where)
   return {
     DateTime: DateTimeScalar,
     JSON: JSONScalar,
     Query: {
-      programs: (_, a, ctx) => service.listPrograms(ctx.actor, { institutionId: opt(a.institutionId), status: opt(a.status), page: opt(a.page), limit: opt(a.limit) }),
+      programs: (_, a, ctx) =>
+        service.listPrograms(ctx.actor, { institutionId: opt(a.institutionId), status: opt(a.status), page: opt(a.page), limit: opt(a.limit) }),
       program: (_, { id }, ctx) => service.getProgram(ctx.actor, id),
       teams: (_, a, ctx) =>
-        service.listTeams(ctx.actor, { programId: a.programId, game: opt(a.game), tier: opt(a.tier), season: opt(a.season), page: opt(a.page), limit: opt(a.limit) }),
+        service.listTeams(ctx.actor, {
+          programId: a.programId,
+          game: opt(a.game),
+          tier: opt(a.tier),
+          season: opt(a.season),
+          page: opt(a.page),
+          limit: opt(a.limit),
+        }),
       team: (_, { id }, ctx) => service.getTeam(ctx.actor, id),
       players: (_, a, ctx) =>
-        service.listPlayers(ctx.actor, { programId: a.programId, teamId: opt(a.teamId), grade: opt(a.grade), status: opt(a.status), page: opt(a.page), limit: opt(a.limit) }),
+        service.listPlayers(ctx.actor, {
+          programId: a.programId,
+          teamId: opt(a.teamId),
+          grade: opt(a.grade),
+          status: opt(a.status),
+          page: opt(a.page),
+          limit: opt(a.limit),
+        }),
       player: (_, { id }, ctx) => service.getPlayer(ctx.actor, id),
       matches: (_, a, ctx) => service.listMatches(ctx.actor, matchFilter(a.teamId, a)),
       match: (_, { id }, ctx) => service.getMatch(ctx.actor, id),

@@ -88,7 +88,8 @@ export function parseArtifactDraft(draft: ArtifactDraft): { ok: true; input: Art
   if (draft.materials !== undefined && draft.materials !== null) {
     if (!Array.isArray(draft.materials)) issues.push({ field: 'materials', message: 'must be an array of strings' })
     else {
-      if (draft.materials.length > ARTIFACT_LIMITS.materials) issues.push({ field: 'materials', message: `must have at most ${ARTIFACT_LIMITS.materials} entries` })
+      if (draft.materials.length > ARTIFACT_LIMITS.materials)
+        issues.push({ field: 'materials', message: `must have at most ${ARTIFACT_LIMITS.materials} entries` })
       materials = draft.materials.flatMap((m: unknown, i) => {
         const value = text(m, `materials[${i}]`, issues, { required: true, max: 200 })
         return value ? [value] : []
@@ -101,7 +102,8 @@ export function parseArtifactDraft(draft: ArtifactDraft): { ok: true; input: Art
     else {
       const d = draft.dimensions
       const units = Object.keys(DIMENSION_UNITS)
-      for (const key of Object.keys(d)) if (!['height', 'width', 'depth', 'unit'].includes(key)) issues.push({ field: `dimensions.${key}`, message: 'is not allowed' })
+      for (const key of Object.keys(d))
+        if (!['height', 'width', 'depth', 'unit'].includes(key)) issues.push({ field: `dimensions.${key}`, message: 'is not allowed' })
       if (typeof d.unit !== 'string' || !units.includes(d.unit)) issues.push({ field: 'dimensions.unit', message: `must be one of: ${units.join(', ')}` })
       const measures: Partial<Record<'height' | 'width' | 'depth', number>> = {}
       for (const axis of ['height', 'width', 'depth'] as const) {
@@ -111,7 +113,8 @@ export function parseArtifactDraft(draft: ArtifactDraft): { ok: true; input: Art
         else if (v > 1e6) issues.push({ field: `dimensions.${axis}`, message: 'must be at most 1000000' })
         else measures[axis] = v
       }
-      if (!['height', 'width', 'depth'].some((a) => d[a] !== undefined && d[a] !== null)) issues.push({ field: 'dimensions', message: 'must give at least one of height, width, depth' })
+      if (!['height', 'width', 'depth'].some((a) => d[a] !== undefined && d[a] !== null))
+        issues.push({ field: 'dimensions', message: 'must give at least one of height, width, depth' })
       dimensions = { ...measures, unit: d.unit as DimensionUnit }
     }
   }
@@ -119,7 +122,8 @@ export function parseArtifactDraft(draft: ArtifactDraft): { ok: true; input: Art
   if (draft.location !== undefined && draft.location !== null) {
     if (!isRecord(draft.location)) issues.push({ field: 'location', message: 'must be an object { current, origin }' })
     else {
-      for (const key of Object.keys(draft.location)) if (key !== 'current' && key !== 'origin') issues.push({ field: `location.${key}`, message: 'is not allowed' })
+      for (const key of Object.keys(draft.location))
+        if (key !== 'current' && key !== 'origin') issues.push({ field: `location.${key}`, message: 'is not allowed' })
       const current = text(draft.location.current, 'location.current', issues)
       const origin = text(draft.location.origin, 'location.origin', issues)
       location = { ...(current ? { current } : {}), ...(origin ? { origin } : {}) }
@@ -142,7 +146,8 @@ export function parseArtifactDraft(draft: ArtifactDraft): { ok: true; input: Art
       const t = draft.metadata.technical
       if (t !== undefined && t !== null) {
         if (!isRecord(t)) issues.push({ field: 'metadata.technical', message: 'must be an object' })
-        else if (Buffer.byteLength(JSON.stringify(t)) > ARTIFACT_LIMITS.technicalBytes) issues.push({ field: 'metadata.technical', message: `must be at most ${ARTIFACT_LIMITS.technicalBytes} bytes of JSON` })
+        else if (Buffer.byteLength(JSON.stringify(t)) > ARTIFACT_LIMITS.technicalBytes)
+          issues.push({ field: 'metadata.technical', message: `must be at most ${ARTIFACT_LIMITS.technicalBytes} bytes of JSON` })
         else if ('models' in t) issues.push({ field: 'metadata.technical.models', message: 'is filled in from uploaded models and cannot be set' })
         else technical = t
       }
@@ -219,10 +224,16 @@ function vector(value: unknown, field: string, issues: ValidationIssue[], fallba
  * one of them. Without scenes the tour gets one scene per artifact, in order, unrotated at
  * scale 1. Whether the artifacts exist is checked by the store.
  */
-export function parseTourDraft(draft: { name?: unknown; type?: unknown; artifacts?: unknown; scenes?: unknown }): { ok: true; input: TourInput } | { ok: false; issues: ValidationIssue[] } {
+export function parseTourDraft(draft: {
+  name?: unknown
+  type?: unknown
+  artifacts?: unknown
+  scenes?: unknown
+}): { ok: true; input: TourInput } | { ok: false; issues: ValidationIssue[] } {
   const issues: ValidationIssue[] = []
   const name = text(draft.name, 'name', issues, { required: true, max: 200 })
-  if (typeof draft.type !== 'string' || !(TOUR_TYPES as readonly string[]).includes(draft.type)) issues.push({ field: 'type', message: `must be one of: ${TOUR_TYPES.join(', ')}` })
+  if (typeof draft.type !== 'string' || !(TOUR_TYPES as readonly string[]).includes(draft.type))
+    issues.push({ field: 'type', message: `must be one of: ${TOUR_TYPES.join(', ')}` })
   const artifactIds: string[] = []
   if (!Array.isArray(draft.artifacts) || draft.artifacts.length === 0) issues.push({ field: 'artifacts', message: 'must be a non-empty array of artifact ids' })
   else if (draft.artifacts.length > TOUR_LIMITS.artifacts) issues.push({ field: 'artifacts', message: `must have at most ${TOUR_LIMITS.artifacts} entries` })
@@ -245,19 +256,22 @@ export function parseTourDraft(draft: { name?: unknown; type?: unknown; artifact
       const field = `scenes[${i}]`
       if (!isRecord(raw)) return issues.push({ field, message: 'must be an object' })
       for (const key of Object.keys(raw)) {
-        if (!['artifactId', 'title', 'position', 'rotation', 'scale', 'narration', 'hotspots'].includes(key)) issues.push({ field: `${field}.${key}`, message: 'is not allowed' })
+        if (!['artifactId', 'title', 'position', 'rotation', 'scale', 'narration', 'hotspots'].includes(key))
+          issues.push({ field: `${field}.${key}`, message: 'is not allowed' })
       }
       const artifactId = typeof raw.artifactId === 'string' ? raw.artifactId.toLowerCase() : ''
-      if (!artifactIds.includes(artifactId)) issues.push({ field: `${field}.artifactId`, message: 'must be one of the tour\'s artifacts' })
+      if (!artifactIds.includes(artifactId)) issues.push({ field: `${field}.artifactId`, message: "must be one of the tour's artifacts" })
       const hotspots: Hotspot[] = []
       if (raw.hotspots !== undefined && raw.hotspots !== null) {
         if (!Array.isArray(raw.hotspots)) issues.push({ field: `${field}.hotspots`, message: 'must be an array' })
-        else if (raw.hotspots.length > TOUR_LIMITS.hotspots) issues.push({ field: `${field}.hotspots`, message: `must have at most ${TOUR_LIMITS.hotspots} entries` })
+        else if (raw.hotspots.length > TOUR_LIMITS.hotspots)
+          issues.push({ field: `${field}.hotspots`, message: `must have at most ${TOUR_LIMITS.hotspots} entries` })
         else {
           raw.hotspots.forEach((h: unknown, j) => {
             const hf = `${field}.hotspots[${j}]`
             if (!isRecord(h)) return issues.push({ field: hf, message: 'must be an object { label, text, position, normal }' })
-            for (const key of Object.keys(h)) if (!['label', 'text', 'position', 'normal'].includes(key)) issues.push({ field: `${hf}.${key}`, message: 'is not allowed' })
+            for (const key of Object.keys(h))
+              if (!['label', 'text', 'position', 'normal'].includes(key)) issues.push({ field: `${hf}.${key}`, message: 'is not allowed' })
             const label = text(h.label, `${hf}.label`, issues, { required: true, max: 200 })
             if (h.position === undefined) issues.push({ field: `${hf}.position`, message: 'is required' })
             hotspots.push({

@@ -2,8 +2,21 @@ import type { ValidationIssue } from '../../platform/errors.js'
 
 /** The fifteen elements of the DCMI Metadata Element Set 1.1, in its order. */
 export const DC_ELEMENTS = [
-  'title', 'creator', 'subject', 'description', 'publisher', 'contributor', 'date', 'type',
-  'format', 'identifier', 'source', 'language', 'relation', 'coverage', 'rights',
+  'title',
+  'creator',
+  'subject',
+  'description',
+  'publisher',
+  'contributor',
+  'date',
+  'type',
+  'format',
+  'identifier',
+  'source',
+  'language',
+  'relation',
+  'coverage',
+  'rights',
 ] as const
 
 export type DcElement = (typeof DC_ELEMENTS)[number]
@@ -50,7 +63,8 @@ export function parseDublinCore(input: unknown, field = 'body'): { ok: true; rec
 }
 
 const escapeXml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c] as string)
+  text
+    .replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c] as string)
     // Characters XML 1.0 cannot carry at all.
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
 

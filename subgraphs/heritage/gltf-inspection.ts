@@ -8,7 +8,10 @@ export type GltfContainer = 'glb' | 'gltf'
 export function sniffContainer(head: Buffer): GltfContainer | undefined {
   if (head.length >= 12 && head.toString('latin1', 0, 4) === 'glTF') return 'glb'
   // glTF JSON starts with an object, possibly after a byte-order mark and whitespace.
-  const text = head.toString('utf8', 0, Math.min(head.length, 1024)).replace(/^\uFEFF/, '').trimStart()
+  const text = head
+    .toString('utf8', 0, Math.min(head.length, 1024))
+    .replace(/^\uFEFF/, '')
+    .trimStart()
   if (text.startsWith('{') && /"asset"\s*:|^\{\s*"/.test(text)) return 'gltf'
   return undefined
 }
@@ -71,7 +74,12 @@ function summarize(report: ValidationReport): { summary: ValidationSummary; mess
       hints: report.issues.numHints,
       truncated: report.issues.truncated,
     },
-    messages: report.issues.messages.map((m) => ({ code: m.code, severity: SEVERITIES[m.severity] ?? 'error', message: m.message, ...(m.pointer ? { pointer: m.pointer } : {}) })),
+    messages: report.issues.messages.map((m) => ({
+      code: m.code,
+      severity: SEVERITIES[m.severity] ?? 'error',
+      message: m.message,
+      ...(m.pointer ? { pointer: m.pointer } : {}),
+    })),
   }
 }
 
@@ -110,7 +118,13 @@ function describe(document: Document, json: { extensionsUsed?: string[]; extensi
   }
   const textures = root.listTextures().map((t) => {
     const size = t.getSize()
-    return { name: t.getName() || null, mimeType: t.getMimeType(), width: size?.[0] ?? null, height: size?.[1] ?? null, byteLength: t.getImage()?.byteLength ?? 0 }
+    return {
+      name: t.getName() || null,
+      mimeType: t.getMimeType(),
+      width: size?.[0] ?? null,
+      height: size?.[1] ?? null,
+      byteLength: t.getImage()?.byteLength ?? 0,
+    }
   })
   return {
     generator: root.getAsset().generator ?? null,
@@ -120,7 +134,13 @@ function describe(document: Document, json: { extensionsUsed?: string[]; extensi
     primitives: primitives.length,
     vertexCount,
     triangleCount,
-    materials: { count: root.listMaterials().length, names: root.listMaterials().map((m) => m.getName()).filter((n) => n) },
+    materials: {
+      count: root.listMaterials().length,
+      names: root
+        .listMaterials()
+        .map((m) => m.getName())
+        .filter((n) => n),
+    },
     textures: { count: textures.length, items: textures },
     animations: root.listAnimations().length,
     boundingBox,
@@ -171,12 +191,20 @@ export async function inspectModel(bytes: Buffer, container: GltfContainer): Pro
   try {
     json = readJsonPart(bytes, container)
     const io = new WebIO()
-    document = container === 'glb' ? await io.readBinary(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)) : await io.readJSON({ json: json as never, resources: {} })
+    document =
+      container === 'glb'
+        ? await io.readBinary(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength))
+        : await io.readJSON({ json: json as never, resources: {} })
   } catch (error) {
     // The validator accepted it, so what is left is a feature glTF-Transform cannot decode
     // without its extension packages (e.g. a required compression extension).
     const reason = error instanceof Error ? error.message : String(error)
-    return { ok: false, kind: 'invalid', summary: { ...summary, errors: summary.errors + 1 }, messages: [...messages, { code: 'UNREADABLE', severity: 'error', message: reason }] }
+    return {
+      ok: false,
+      kind: 'invalid',
+      summary: { ...summary, errors: summary.errors + 1 },
+      messages: [...messages, { code: 'UNREADABLE', severity: 'error', message: reason }],
+    }
   }
   return { ok: true, container, summary, messages, inspection: describe(document, json as { extensionsUsed?: string[]; extensionsRequired?: string[] }) }
 }

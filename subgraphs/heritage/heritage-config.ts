@@ -13,7 +13,12 @@ export interface HeritageConfig {
 }
 
 const schema = z.object({
-  TESSERA_HERITAGE_MAX_MODEL_BYTES: z.coerce.number().int().min(1024).max(2 * 1024 ** 3).default(64 * 1024 * 1024),
+  TESSERA_HERITAGE_MAX_MODEL_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(2 * 1024 ** 3)
+    .default(64 * 1024 * 1024),
   TESSERA_HERITAGE_REPOSITORY_NAME: z.string().min(1).default('Tessera heritage collection'),
   TESSERA_HERITAGE_ADMIN_EMAIL: z.string().email().default('collections@example.org'),
   TESSERA_HERITAGE_PUBLIC_URL: z.string().url().optional(),

@@ -34,7 +34,12 @@ export const MODEL_RESOLUTIONS = ['low', 'medium', 'high', 'original'] as const
 /** What analytics counts. */
 export const ANALYTICS_KINDS = ['views', 'modelDownloads', 'tourViews', 'searchImpressions'] as const
 type AnalyticsKind = (typeof ANALYTICS_KINDS)[number]
-const KIND_COLUMN: Record<AnalyticsKind, string> = { views: 'view', modelDownloads: 'model_download', tourViews: 'tour_view', searchImpressions: 'search_impression' }
+const KIND_COLUMN: Record<AnalyticsKind, string> = {
+  views: 'view',
+  modelDownloads: 'model_download',
+  tourViews: 'tour_view',
+  searchImpressions: 'search_impression',
+}
 
 /** Names of the events the heritage service publishes (outbox `type`). */
 export const HERITAGE_EVENTS = {
@@ -143,7 +148,12 @@ function toModel(row: ModelRow): ModelRecord {
 }
 
 /** The Dublin Core record an artifact has until one replaces it. */
-export function deriveDublinCore(a: Pick<ArtifactRecord, 'id' | 'spectrumId' | 'title' | 'culture' | 'description' | 'period' | 'periodRange' | 'materials' | 'dimensions' | 'location' | 'models'>): DublinCoreRecord {
+export function deriveDublinCore(
+  a: Pick<
+    ArtifactRecord,
+    'id' | 'spectrumId' | 'title' | 'culture' | 'description' | 'period' | 'periodRange' | 'materials' | 'dimensions' | 'location' | 'models'
+  >,
+): DublinCoreRecord {
   const dc = emptyDublinCore()
   dc.title = [a.title]
   dc.subject = [a.culture]
@@ -153,7 +163,14 @@ export function deriveDublinCore(a: Pick<ArtifactRecord, 'id' | 'spectrumId' | '
   const d = a.dimensions
   dc.format = [
     ...a.materials,
-    ...(d ? [(['height', 'width', 'depth'] as const).filter((k) => d[k] !== undefined).map((k) => `${k} ${d[k]} ${d.unit}`).join(' × ')] : []),
+    ...(d
+      ? [
+          (['height', 'width', 'depth'] as const)
+            .filter((k) => d[k] !== undefined)
+            .map((k) => `${k} ${d[k]} ${d.unit}`)
+            .join(' × '),
+        ]
+      : []),
   ]
   dc.identifier = [...(a.spectrumId ? [a.spectrumId] : []), `urn:uuid:${a.id}`]
   dc.coverage = [...(a.location?.origin ? [a.location.origin] : []), a.culture]
@@ -228,7 +245,8 @@ export function createHeritageService(deps: HeritageServiceDeps) {
     const limit = page.limit ?? ARTIFACTS_PAGE.default
     const offset = page.offset ?? 0
     const issues: ValidationIssue[] = []
-    if (!Number.isInteger(limit) || limit < 1 || limit > ARTIFACTS_PAGE.max) issues.push({ field: 'limit', message: `must be an integer from 1 to ${ARTIFACTS_PAGE.max}` })
+    if (!Number.isInteger(limit) || limit < 1 || limit > ARTIFACTS_PAGE.max)
+      issues.push({ field: 'limit', message: `must be an integer from 1 to ${ARTIFACTS_PAGE.max}` })
     if (!Number.isInteger(offset) || offset < 0 || offset > 1_000_000) issues.push({ field: 'offset', message: 'must be an integer from 0 to 1000000' })
     if (issues.length) throw invalid(issues)
     return { limit, offset }
@@ -305,7 +323,9 @@ export function createHeritageService(deps: HeritageServiceDeps) {
             include: { models: true },
           })
           const artifact = toArtifact(row)
-          await writeOutbox(tx, 'heritage', [outboxRow(HERITAGE_EVENTS.artifactCreated, id, { id, title: artifact.title, culture: artifact.culture, period: artifact.period })])
+          await writeOutbox(tx, 'heritage', [
+            outboxRow(HERITAGE_EVENTS.artifactCreated, id, { id, title: artifact.title, culture: artifact.culture, period: artifact.period }),
+          ])
           return artifact
         })
       } catch (error) {
@@ -347,7 +367,8 @@ export function createHeritageService(deps: HeritageServiceDeps) {
       try {
         for await (const part of parts) {
           if (part.kind === 'field') {
-            if (part.name !== 'format' && part.name !== 'resolution') throw invalid([{ field: part.name, message: 'is not a field of a model upload (file, format, resolution)' }])
+            if (part.name !== 'format' && part.name !== 'resolution')
+              throw invalid([{ field: part.name, message: 'is not a field of a model upload (file, format, resolution)' }])
             fields[part.name] = part.value
             continue
           }
@@ -358,7 +379,12 @@ export function createHeritageService(deps: HeritageServiceDeps) {
           fileName = part.filename
           staged = await files.write(part.stream, {
             maxBytes: config.maxModelBytes,
-            tooLarge: () => errors.forRole('payloadTooLarge', `The model is larger than ${config.maxModelBytes} bytes`, { field: 'file', reason: 'too large', limit: config.maxModelBytes }),
+            tooLarge: () =>
+              errors.forRole('payloadTooLarge', `The model is larger than ${config.maxModelBytes} bytes`, {
+                field: 'file',
+                reason: 'too large',
+                limit: config.maxModelBytes,
+              }),
           })
         }
         const issues: ValidationIssue[] = []
@@ -366,11 +392,16 @@ export function createHeritageService(deps: HeritageServiceDeps) {
         const format = fields.format ?? MODEL_FORMATS[0]
         const resolution = fields.resolution ?? 'original'
         if (!(MODEL_FORMATS as readonly string[]).includes(format)) issues.push({ field: 'format', message: `must be one of: ${MODEL_FORMATS.join(', ')}` })
-        if (!(MODEL_RESOLUTIONS as readonly string[]).includes(resolution)) issues.push({ field: 'resolution', message: `must be one of: ${MODEL_RESOLUTIONS.join(', ')}` })
+        if (!(MODEL_RESOLUTIONS as readonly string[]).includes(resolution))
+          issues.push({ field: 'resolution', message: `must be one of: ${MODEL_RESOLUTIONS.join(', ')}` })
         if (issues.length) throw invalid(issues)
         const file = staged!
         const container = sniffContainer(file.head)
-        if (!container) throw errors.create('UNSUPPORTED_MEDIA_TYPE', 'The file is not glTF 2.0: upload a GLB or glTF JSON with embedded buffers', { field: 'file', reason: 'not glTF' })
+        if (!container)
+          throw errors.create('UNSUPPORTED_MEDIA_TYPE', 'The file is not glTF 2.0: upload a GLB or glTF JSON with embedded buffers', {
+            field: 'file',
+            reason: 'not glTF',
+          })
         const result = await oneAtATime(async () => inspectModel(await files.readAll(file), container))
         if (!result.ok) {
           if (result.kind === 'not-gltf') throw errors.create('UNSUPPORTED_MEDIA_TYPE', `The file ${result.reason}`, { field: 'file', reason: 'not glTF' })
@@ -405,7 +436,9 @@ export function createHeritageService(deps: HeritageServiceDeps) {
             },
           })
           await tx.artifact.update({ where: { id: artifactId }, data: { updatedAt: at } })
-          await writeOutbox(tx, 'heritage', [outboxRow(HERITAGE_EVENTS.modelUploaded, artifactId, { artifactId, modelId: id, size: file.size, sha256: file.sha256 })])
+          await writeOutbox(tx, 'heritage', [
+            outboxRow(HERITAGE_EVENTS.modelUploaded, artifactId, { artifactId, modelId: id, size: file.size, sha256: file.sha256 }),
+          ])
           return created
         })
         return toModel(row)
@@ -444,15 +477,26 @@ export function createHeritageService(deps: HeritageServiceDeps) {
      * once in the artifact's analytics; a viewer's follow-up range requests, and a request for
      * the headers only, do not.
      */
-    async downloadModel(actor: Principal | null, artifactId: string, modelId: string, range: string | undefined, options: { headersOnly?: boolean } = {}): Promise<FileResponse> {
+    async downloadModel(
+      actor: Principal | null,
+      artifactId: string,
+      modelId: string,
+      range: string | undefined,
+      options: { headersOnly?: boolean } = {},
+    ): Promise<FileResponse> {
       const model = await service.getModel(actor, artifactId, modelId)
       const row = await prisma.model3d.findUniqueOrThrow({ where: { id: model.id }, select: { fileId: true } })
       const info = await files.stat(row.fileId)
       if (!info) throw notFound('Model file', modelId)
-      const response = files.respond(info, range, {
-        'content-disposition': `inline; filename="${(model.fileName ?? `${model.id}.${model.container}`).replace(/[^\w.-]/g, '_')}"`,
-        'cache-control': 'private, max-age=3600',
-      }, options)
+      const response = files.respond(
+        info,
+        range,
+        {
+          'content-disposition': `inline; filename="${(model.fileName ?? `${model.id}.${model.container}`).replace(/[^\w.-]/g, '_')}"`,
+          'cache-control': 'private, max-age=3600',
+        },
+        options,
+      )
       if (options.headersOnly) return response
       if (response.status === 200 || (response.status === 206 && /^bytes=0-/.test(range ?? ''))) await record([artifactId], 'modelDownloads')
       return response
@@ -471,7 +515,15 @@ export function createHeritageService(deps: HeritageServiceDeps) {
       const id = randomUUID()
       return prisma.$transaction(async (tx) => {
         const row = await tx.tour.create({
-          data: { id, name: input.name, type: input.type, artifactIds: input.artifactIds, scenes: input.scenes as unknown as Prisma.InputJsonArray, createdAt: now(), createdBy: who.id },
+          data: {
+            id,
+            name: input.name,
+            type: input.type,
+            artifactIds: input.artifactIds,
+            scenes: input.scenes as unknown as Prisma.InputJsonArray,
+            createdAt: now(),
+            createdBy: who.id,
+          },
         })
         await writeOutbox(tx, 'heritage', [outboxRow(HERITAGE_EVENTS.tourCreated, id, { id, name: input.name, artifactIds: input.artifactIds })])
         return toTour(row)
@@ -539,7 +591,10 @@ export function createHeritageService(deps: HeritageServiceDeps) {
      * artifacts whose own period overlaps it. Each artifact returned counts one search
      * impression.
      */
-    async search(actor: Principal | null, query: { q?: string | null; culture?: string | null; period?: string | null; limit?: number | null; offset?: number | null }) {
+    async search(
+      actor: Principal | null,
+      query: { q?: string | null; culture?: string | null; period?: string | null; limit?: number | null; offset?: number | null },
+    ) {
       authorize(actor, 'read')
       const { limit, offset } = checkPage(query)
       const issues: ValidationIssue[] = []
@@ -569,8 +624,14 @@ export function createHeritageService(deps: HeritageServiceDeps) {
         WHERE ${q}::text IS NULL OR doc @@ websearch_to_tsquery('english', ${q}::text)
         ORDER BY rank DESC, created_at ASC, id ASC
         LIMIT ${limit} OFFSET ${offset}`
-      const artifacts = await service.getArtifactsByIds(actor, rows.map((r) => r.id))
-      await record(rows.map((r) => r.id), 'searchImpressions')
+      const artifacts = await service.getArtifactsByIds(
+        actor,
+        rows.map((r) => r.id),
+      )
+      await record(
+        rows.map((r) => r.id),
+        'searchImpressions',
+      )
       return {
         results: rows.map((r, i) => ({ artifact: artifacts[i]!, score: Math.round(r.rank * 1e6) / 1e6 })),
         total: rows.length ? Number(rows[0]!.total) : 0,
@@ -644,7 +705,15 @@ export function createHeritageService(deps: HeritageServiceDeps) {
 }
 
 function toTour(row: { id: string; name: string; type: string; artifactIds: string[]; scenes: Prisma.JsonValue; createdAt: Date }): TourRecord {
-  return { id: row.id, name: row.name, type: row.type as TourType, artifactIds: row.artifactIds, scenes: row.scenes as unknown as Scene[], url: `${HERITAGE_BASE}/tours/${row.id}/view`, createdAt: row.createdAt }
+  return {
+    id: row.id,
+    name: row.name,
+    type: row.type as TourType,
+    artifactIds: row.artifactIds,
+    scenes: row.scenes as unknown as Scene[],
+    url: `${HERITAGE_BASE}/tours/${row.id}/view`,
+    createdAt: row.createdAt,
+  }
 }
 
 export { DC_ELEMENTS }

@@ -39,7 +39,10 @@ const ARGUMENTS: Record<Verb, { required: string[]; optional: string[] }> = {
 }
 
 class OaiError extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message)
   }
 }
@@ -91,7 +94,8 @@ export async function answerOai(args: Record<string, string | string[] | undefin
   const plainRequest = `  <request>${escapeXml(options.baseUrl)}</request>`
   const verb = typeof args.verb === 'string' ? args.verb : undefined
   try {
-    if (!verb || !(VERBS as readonly string[]).includes(verb)) throw new OaiError('badVerb', verb ? `${verb} is not an OAI-PMH verb` : 'The verb argument is missing or repeated')
+    if (!verb || !(VERBS as readonly string[]).includes(verb))
+      throw new OaiError('badVerb', verb ? `${verb} is not an OAI-PMH verb` : 'The verb argument is missing or repeated')
     const v = verb as Verb
     const allowed = new Set(['verb', ...ARGUMENTS[v].required, ...ARGUMENTS[v].optional])
     const given: Record<string, string> = {}
@@ -104,13 +108,18 @@ export async function answerOai(args: Record<string, string | string[] | undefin
     const exclusive = given.resumptionToken !== undefined
     if (exclusive && Object.keys(given).length > 1) throw new OaiError('badArgument', 'resumptionToken is an exclusive argument')
     if (!exclusive) for (const r of ARGUMENTS[v].required) if (given[r] === undefined) throw new OaiError('badArgument', `${r} is required for ${v}`)
-    const attrs = Object.entries({ verb: v, ...given }).map(([k, val]) => ` ${k}="${escapeXml(val)}"`).join('')
+    const attrs = Object.entries({ verb: v, ...given })
+      .map(([k, val]) => ` ${k}="${escapeXml(val)}"`)
+      .join('')
     const request = `  <request${attrs}>${escapeXml(options.baseUrl)}</request>`
     const body = await answerVerb(v, given, repo, options)
     return [...head(request), ...body, '</OAI-PMH>', ''].join('\n')
   } catch (error) {
     if (!(error instanceof OaiError)) throw error
-    const request = error.code === 'badVerb' || error.code === 'badArgument' ? plainRequest : `  <request verb="${escapeXml(verb ?? '')}">${escapeXml(options.baseUrl)}</request>`
+    const request =
+      error.code === 'badVerb' || error.code === 'badArgument'
+        ? plainRequest
+        : `  <request verb="${escapeXml(verb ?? '')}">${escapeXml(options.baseUrl)}</request>`
     return [...head(request), `  <error code="${error.code}">${escapeXml(error.message)}</error>`, '</OAI-PMH>', ''].join('\n')
   }
 }
@@ -160,7 +169,8 @@ async function answerVerb(verb: Verb, args: Record<string, string>, repo: OaiRep
       ]
     }
     case 'ListMetadataFormats': {
-      if (args.identifier !== undefined && !(await repo.get(localId(args.identifier)))) throw new OaiError('idDoesNotExist', `${args.identifier} does not exist`)
+      if (args.identifier !== undefined && !(await repo.get(localId(args.identifier))))
+        throw new OaiError('idDoesNotExist', `${args.identifier} does not exist`)
       return [
         '  <ListMetadataFormats>',
         '    <metadataFormat>',
@@ -181,7 +191,8 @@ async function answerVerb(verb: Verb, args: Record<string, string>, repo: OaiRep
     }
     case 'ListIdentifiers':
     case 'ListRecords': {
-      const token: Token = args.resumptionToken !== undefined ? decodeToken(args.resumptionToken) : { prefix: args.metadataPrefix!, from: args.from, until: args.until, offset: 0 }
+      const token: Token =
+        args.resumptionToken !== undefined ? decodeToken(args.resumptionToken) : { prefix: args.metadataPrefix!, from: args.from, until: args.until, offset: 0 }
       if (args.set !== undefined) throw new OaiError('noSetHierarchy', 'This repository does not support sets')
       checkPrefix(token.prefix)
       const from = token.from !== undefined ? parseDatestamp(token.from, 'from', false) : undefined
@@ -193,11 +204,12 @@ async function answerVerb(verb: Verb, args: Record<string, string>, repo: OaiRep
       if (token.offset >= total) throw new OaiError('badResumptionToken', 'The resumption token is past the end of the list')
       const element = verb
       const next = token.offset + items.length
-      const resumption = next < total
-        ? `    <resumptionToken completeListSize="${total}" cursor="${token.offset}">${encodeToken({ ...token, offset: next })}</resumptionToken>`
-        : token.offset > 0
-          ? `    <resumptionToken completeListSize="${total}" cursor="${token.offset}"/>`
-          : undefined
+      const resumption =
+        next < total
+          ? `    <resumptionToken completeListSize="${total}" cursor="${token.offset}">${encodeToken({ ...token, offset: next })}</resumptionToken>`
+          : token.offset > 0
+            ? `    <resumptionToken completeListSize="${total}" cursor="${token.offset}"/>`
+            : undefined
       const entries = verb === 'ListIdentifiers' ? items.flatMap((i) => header(i, '    ')) : items.flatMap(record)
       return [`  <${element}>`, ...entries, ...(resumption ? [resumption] : []), `  </${element}>`]
     }

@@ -135,7 +135,8 @@ export function parsePeriod(input: string): PeriodParse {
   }
   return {
     ok: false,
-    reason: 'is not a period Tessera can read: write years (1200-1400, 500 BCE-200 CE), a century (early 15th century, 5th century BCE) or a named period (Ming dynasty, Bronze Age)',
+    reason:
+      'is not a period Tessera can read: write years (1200-1400, 500 BCE-200 CE), a century (early 15th century, 5th century BCE) or a named period (Ming dynasty, Bronze Age)',
   }
 }
 

@@ -15,11 +15,23 @@ const orNull = <T>(promise: Promise<T>) =>
   })
 
 /** A base64 file as the parts of a multipart upload, so both faces store models the same way. */
-async function* inlineParts(input: { fileBase64: string; fileName?: string | null; format?: string | null; resolution?: string | null }): AsyncGenerator<UploadPart> {
+async function* inlineParts(input: {
+  fileBase64: string
+  fileName?: string | null
+  format?: string | null
+  resolution?: string | null
+}): AsyncGenerator<UploadPart> {
   if (input.format) yield { kind: 'field', name: 'format', value: input.format }
   if (input.resolution) yield { kind: 'field', name: 'resolution', value: input.resolution }
   const bytes = Buffer.from(input.fileBase64, 'base64')
-  yield { kind: 'file', field: 'file', filename: input.fileName ?? undefined, stream: (async function* () { yield bytes })() }
+  yield {
+    kind: 'file',
+    field: 'file',
+    filename: input.fileName ?? undefined,
+    stream: (async function* () {
+      yield bytes
+    })(),
+  }
 }
 
 /** GraphQL resolvers of the heritage subgraph: arguments in, one domain call, the result out. */
@@ -81,7 +93,8 @@ export function createHeritageResolvers(service: HeritageService): Resolvers {
     },
     Tour: {
       __resolveReference: (ref, ctx) => orNull(service.getTour(ctx.actor, ref.id as string)),
-      artifacts: async (tour, _, ctx) => (await ctx.artifactLoader.loadMany(tour.artifactIds)).filter((a): a is ArtifactRecord => a !== null && !(a instanceof Error)),
+      artifacts: async (tour, _, ctx) =>
+        (await ctx.artifactLoader.loadMany(tour.artifactIds)).filter((a): a is ArtifactRecord => a !== null && !(a instanceof Error)),
     },
     TourScene: {
       artifact: (scene, _, ctx) => ctx.artifactLoader.load(scene.artifactId),

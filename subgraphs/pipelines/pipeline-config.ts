@@ -111,7 +111,9 @@ function parseEndpoint(field: string, value: unknown, role: 'source' | 'destinat
 }
 
 function connectorTypes(role: 'source' | 'destination'): string {
-  return CONNECTORS.filter((c) => c.role === 'both' || c.role === role).map((c) => c.id).join(', ')
+  return CONNECTORS.filter((c) => c.role === 'both' || c.role === role)
+    .map((c) => c.id)
+    .join(', ')
 }
 
 function settingsIssue(prefix: string, e: ErrorObject): ValidationIssue {
@@ -119,7 +121,8 @@ function settingsIssue(prefix: string, e: ErrorObject): ValidationIssue {
   const at = (name: unknown) => [prefix, path, String(name)].filter(Boolean).join('.')
   if (e.keyword === 'required') return { field: at(e.params.missingProperty), message: 'is required' }
   if (e.keyword === 'additionalProperties') return { field: at(e.params.additionalProperty), message: 'is not a setting of this connector' }
-  if (e.keyword === 'enum') return { field: [prefix, path].filter(Boolean).join('.'), message: `must be one of: ${(e.params.allowedValues as unknown[]).join(', ')}` }
+  if (e.keyword === 'enum')
+    return { field: [prefix, path].filter(Boolean).join('.'), message: `must be one of: ${(e.params.allowedValues as unknown[]).join(', ')}` }
   return { field: [prefix, path].filter(Boolean).join('.'), message: e.message ?? 'is invalid' }
 }
 
@@ -154,7 +157,8 @@ function parseSync(value: unknown, issues: ValidationIssue[]): SyncSettings | nu
   const v = value as Record<string, unknown>
   const before = issues.length
   for (const key of Object.keys(v)) {
-    if (!['mode', 'cursor_column', 'write_mode', 'primary_key', 'batch_size'].includes(key)) issues.push({ field: `sync.${key}`, message: 'is not a sync option' })
+    if (!['mode', 'cursor_column', 'write_mode', 'primary_key', 'batch_size'].includes(key))
+      issues.push({ field: `sync.${key}`, message: 'is not a sync option' })
   }
   const mode = v.mode ?? 'full_refresh'
   if (mode !== 'full_refresh' && mode !== 'incremental') issues.push({ field: 'sync.mode', message: 'must be full_refresh or incremental' })
@@ -164,7 +168,8 @@ function parseSync(value: unknown, issues: ValidationIssue[]): SyncSettings | nu
   }
   if (mode === 'incremental' && cursorColumn === null) issues.push({ field: 'sync.cursor_column', message: 'is required for incremental mode' })
   const writeMode = v.write_mode ?? (mode === 'incremental' ? 'append' : 'replace')
-  if (writeMode !== 'replace' && writeMode !== 'append' && writeMode !== 'merge') issues.push({ field: 'sync.write_mode', message: 'must be replace, append or merge' })
+  if (writeMode !== 'replace' && writeMode !== 'append' && writeMode !== 'merge')
+    issues.push({ field: 'sync.write_mode', message: 'must be replace, append or merge' })
   if (mode === 'incremental' && writeMode === 'replace') {
     issues.push({ field: 'sync.write_mode', message: 'replace would drop the rows earlier incremental runs wrote; use append or merge' })
   }
@@ -177,7 +182,13 @@ function parseSync(value: unknown, issues: ValidationIssue[]): SyncSettings | nu
     issues.push({ field: 'sync.batch_size', message: `must be an integer from ${BATCH_SIZE.min} to ${BATCH_SIZE.max}` })
   }
   if (issues.length > before) return null
-  return { mode: mode as SyncSettings['mode'], cursorColumn: cursorColumn as string | null, writeMode: writeMode as WriteMode, primaryKey: primaryKey as string[], batchSize: batchSize as number }
+  return {
+    mode: mode as SyncSettings['mode'],
+    cursorColumn: cursorColumn as string | null,
+    writeMode: writeMode as WriteMode,
+    primaryKey: primaryKey as string[],
+    batchSize: batchSize as number,
+  }
 }
 
 const SEALED = '$sealed'

@@ -14,7 +14,17 @@ import { removeTempFiles } from './connectors/file-connector.js'
 import { pipelinesErrors as errors } from './errors.js'
 import { Prisma, type PrismaClient } from './generated/prisma/client.js'
 import { nextRunOf, openSecrets, parsePipelineConfig, redactSecrets, sealSecrets, type EndpointConfig, type SyncSettings } from './pipeline-config.js'
-import { pipelineStatus, reviveRun, RUN_STATUSES, toRun, type LogLevel, type LogRecord, type PipelineRecord, type RunRecord, type RunStatus } from './records.js'
+import {
+  pipelineStatus,
+  reviveRun,
+  RUN_STATUSES,
+  toRun,
+  type LogLevel,
+  type LogRecord,
+  type PipelineRecord,
+  type RunRecord,
+  type RunStatus,
+} from './records.js'
 import { createRunEngine, RUN_EVENTS } from './run-engine.js'
 import type { Transformation } from './transform/transformations.js'
 
@@ -186,7 +196,10 @@ export function createPipelinesService(deps: PipelinesServiceDeps) {
       const parsed = parsePipelineConfig(body)
       if (!parsed.ok) throw errors.invalid(parsed.issues)
       const { config } = parsed
-      for (const [side, endpoint] of [['source', config.source], ['destination', config.destination]] as const) {
+      for (const [side, endpoint] of [
+        ['source', config.source],
+        ['destination', config.destination],
+      ] as const) {
         const connector = findConnector(endpoint.type)!
         try {
           await connector.check(endpoint.settings, connectorContext, side)
@@ -263,7 +276,8 @@ export function createPipelinesService(deps: PipelinesServiceDeps) {
       authorize(actor, 'read')
       const issues: ValidationIssue[] = []
       const { limit } = checkPage(filter, RUNS_PAGE, issues)
-      if (filter.status !== undefined && !RUN_STATUSES.includes(filter.status as RunStatus)) issues.push({ field: 'status', message: `must be one of: ${RUN_STATUSES.join(', ')}` })
+      if (filter.status !== undefined && !RUN_STATUSES.includes(filter.status as RunStatus))
+        issues.push({ field: 'status', message: `must be one of: ${RUN_STATUSES.join(', ')}` })
       if (issues.length) throw errors.invalid(issues)
       await loadPipeline(pipelineId)
       const rows = await prisma.run.findMany({
@@ -301,7 +315,14 @@ export function createPipelinesService(deps: PipelinesServiceDeps) {
       const run = await service.getRun(actor, runId)
       const pipeline = await loadPipeline(run.pipelineId)
       const destination = pipeline.destination as unknown as EndpointConfig
-      return { runId, pipelineId: run.pipelineId, destinationType: destination.type, destination: redactSecrets(destination), recordsWritten: run.recordsProcessed, status: run.status }
+      return {
+        runId,
+        pipelineId: run.pipelineId,
+        destinationType: destination.type,
+        destination: redactSecrets(destination),
+        recordsWritten: run.recordsProcessed,
+        status: run.status,
+      }
     },
 
     /**
@@ -376,7 +397,10 @@ export function createPipelinesService(deps: PipelinesServiceDeps) {
      */
     async sweepLostRuns(everyRunLost = false): Promise<string[]> {
       const staleBefore = new Date(now().getTime() - MISSED_HEARTBEATS * heartbeatMs)
-      const running = await prisma.run.findMany({ where: { status: 'running', heartbeatAt: { not: null } }, select: { id: true, pipelineId: true, heartbeatAt: true } })
+      const running = await prisma.run.findMany({
+        where: { status: 'running', heartbeatAt: { not: null } },
+        select: { id: true, pipelineId: true, heartbeatAt: true },
+      })
       const failed: string[] = []
       const live = new Set<string>()
       for (const run of running) {
@@ -400,7 +424,8 @@ export function createPipelinesService(deps: PipelinesServiceDeps) {
 
     /** Registers the pipelines' background work. */
     registerJobs() {
-      const sweep = (everyRunLost: boolean) => service.sweepLostRuns(everyRunLost).catch((error: unknown) => deps.logger?.error({ err: error }, 'pipeline run sweep failed'))
+      const sweep = (everyRunLost: boolean) =>
+        service.sweepLostRuns(everyRunLost).catch((error: unknown) => deps.logger?.error({ err: error }, 'pipeline run sweep failed'))
       void sweep(deps.exclusive ?? false)
       sweeper = setInterval(() => void sweep(false), heartbeatMs)
       sweeper.unref()

@@ -49,9 +49,7 @@ export function createRunEngine(deps: RunEngineDeps) {
   async function log(runId: string, level: LogLevel, message: string) {
     await prisma.$transaction(async (tx) => {
       const row = await tx.runLog.create({ data: { runId, level, message, timestamp: deps.now() } })
-      await writeOutbox(tx, 'pipelines', [
-        outboxRow(RUN_EVENTS.log, runId, { runId, timestamp: row.timestamp.toISOString(), level, message }),
-      ])
+      await writeOutbox(tx, 'pipelines', [outboxRow(RUN_EVENTS.log, runId, { runId, timestamp: row.timestamp.toISOString(), level, message })])
     })
   }
 
@@ -59,7 +57,12 @@ export function createRunEngine(deps: RunEngineDeps) {
     await writeOutbox(tx, 'pipelines', [outboxRow(RUN_EVENTS.updated, run.id, run)])
   }
 
-  async function finish(runId: string, outcome: { status: 'success' | 'failed'; code?: string; message?: string; cursorTo?: unknown; read: number; processed: number }, pipelineId: string, cursorColumn: string | null) {
+  async function finish(
+    runId: string,
+    outcome: { status: 'success' | 'failed'; code?: string; message?: string; cursorTo?: unknown; read: number; processed: number },
+    pipelineId: string,
+    cursorColumn: string | null,
+  ) {
     await prisma.$transaction(async (tx) => {
       const { count } = await tx.run.updateMany({
         where: { id: runId, status: 'running' },
@@ -106,7 +109,9 @@ export function createRunEngine(deps: RunEngineDeps) {
         if (!destinationConnector?.openWriter) throw new RunFailure('PIPE_002', `destination type ${destination.type} cannot be written`)
         await log(runId, 'INFO', `Run started (${run.trigger}): ${sourceConnector.name} → ${destinationConnector.name}, ${sync.mode}, ${sync.writeMode}`)
 
-        const schema = await attempt('source', () => sourceConnector.check(source.settings, ctx, 'source').then(() => sourceConnector.discover(source.settings, ctx)))
+        const schema = await attempt('source', () =>
+          sourceConnector.check(source.settings, ctx, 'source').then(() => sourceConnector.discover(source.settings, ctx)),
+        )
         await log(runId, 'INFO', `Source ${schema.name}: ${schema.columns.length} columns (${schema.columns.map((c) => `${c.name} ${c.type}`).join(', ')})`)
         const transformations = pipeline.transformations as unknown as Transformation[]
         const plan = planTransformations(transformations, schema.columns)
@@ -131,12 +136,20 @@ export function createRunEngine(deps: RunEngineDeps) {
         const after = sync.mode === 'incremental' ? ((pipeline.cursorState as { value?: unknown } | null)?.value ?? null) : undefined
         if (sync.mode === 'incremental') {
           await prisma.run.update({ where: { id: runId }, data: { cursorFrom: { value: toJson(after) } } })
-          await log(runId, 'INFO', after === null ? `Incremental: first run, reading everything by ${sync.cursorColumn}` : `Incremental: reading rows with ${sync.cursorColumn} > ${String(after)}`)
+          await log(
+            runId,
+            'INFO',
+            after === null
+              ? `Incremental: first run, reading everything by ${sync.cursorColumn}`
+              : `Incremental: reading rows with ${sync.cursorColumn} > ${String(after)}`,
+          )
         }
-        const batches = sourceConnector.read(source.settings, ctx, {
-          batchSize: sync.batchSize,
-          ...(sync.mode === 'incremental' && sync.cursorColumn ? { cursor: { column: sync.cursorColumn, after } } : {}),
-        })[Symbol.asyncIterator]()
+        const batches = sourceConnector
+          .read(source.settings, ctx, {
+            batchSize: sync.batchSize,
+            ...(sync.mode === 'incremental' && sync.cursorColumn ? { cursor: { column: sync.cursorColumn, after } } : {}),
+          })
+          [Symbol.asyncIterator]()
         let nextLog = LOG_EVERY_ROWS
         let published = 0
         for (;;) {
@@ -170,7 +183,12 @@ export function createRunEngine(deps: RunEngineDeps) {
         if (read === 0) await log(runId, 'WARN', sync.mode === 'incremental' ? 'No new rows since the last run' : 'The source has no rows')
         else if (processed < read) await log(runId, 'WARN', `Filters dropped ${read - processed} of ${read} rows`)
         await log(runId, 'SUCCESS', `Run succeeded: read ${read} rows, wrote ${processed} to ${destinationConnector.name} (${sync.writeMode})`)
-        await finish(runId, { status: 'success', read, processed, ...(sync.cursorColumn ? { cursorTo: cursorTo ?? after ?? null } : {}) }, pipeline.id, sync.cursorColumn)
+        await finish(
+          runId,
+          { status: 'success', read, processed, ...(sync.cursorColumn ? { cursorTo: cursorTo ?? after ?? null } : {}) },
+          pipeline.id,
+          sync.cursorColumn,
+        )
       } catch (error) {
         await writer?.abort().catch(() => {})
         const failure =

@@ -41,7 +41,10 @@ export function createChartStore(prisma: PrismaClient) {
 
     /** A page of charts, newest first, and how many there are in all. */
     async page(limit: number, offset: number): Promise<{ rows: Prisma.ChartGetPayload<object>[]; total: number }> {
-      const [rows, total] = await Promise.all([prisma.chart.findMany({ orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], take: limit, skip: offset }), prisma.chart.count()])
+      const [rows, total] = await Promise.all([
+        prisma.chart.findMany({ orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], take: limit, skip: offset }),
+        prisma.chart.count(),
+      ])
       return { rows, total }
     },
 

@@ -112,14 +112,17 @@ export function createChartStream(options: ChartStreamOptions) {
   // current slot and, when whole slots went by, skips them rather than sending a burst.
   const schedule = (chart: TrackedChart, group: Group) => {
     const due = group.start + (group.slot + 1) * group.interval
-    group.timer = setTimeout(() => {
-      const now = performance.now()
-      const current = Math.floor((now - group.start) / group.interval)
-      if (current > group.slot + 1) stats.skippedTicks += current - group.slot - 1
-      group.slot = Math.max(current, group.slot + 1)
-      emit(chart, group)
-      schedule(chart, group)
-    }, Math.max(0, due - performance.now()))
+    group.timer = setTimeout(
+      () => {
+        const now = performance.now()
+        const current = Math.floor((now - group.start) / group.interval)
+        if (current > group.slot + 1) stats.skippedTicks += current - group.slot - 1
+        group.slot = Math.max(current, group.slot + 1)
+        emit(chart, group)
+        schedule(chart, group)
+      },
+      Math.max(0, due - performance.now()),
+    )
   }
 
   const untrackIfIdle = (chartId: string) => {

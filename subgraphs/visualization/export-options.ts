@@ -25,7 +25,10 @@ export function parseExportOptions(body: unknown): { ok: true; options: ExportOp
   if (quality !== undefined && (typeof quality !== 'number' || !Number.isFinite(quality) || quality < 0 || quality > 100)) {
     issues.push({ field: 'quality', message: 'must be a number from 0 to 100' })
   }
-  for (const [field, value] of [['width', width], ['height', height]] as const) {
+  for (const [field, value] of [
+    ['width', width],
+    ['height', height],
+  ] as const) {
     if (value !== undefined && (typeof value !== 'number' || !Number.isInteger(value) || value < MIN_SIZE || value > MAX_SIZE)) {
       issues.push({ field, message: `must be an integer number of pixels from ${MIN_SIZE} to ${MAX_SIZE}` })
     }
@@ -33,7 +36,18 @@ export function parseExportOptions(body: unknown): { ok: true; options: ExportOp
   if (scale !== undefined && (typeof scale !== 'number' || !Number.isFinite(scale) || scale < 1 || scale > MAX_PNG_SCALE)) {
     issues.push({ field: 'scale', message: `must be a number from 1 to ${MAX_PNG_SCALE} (pixel density)` })
   }
-  for (const key of Object.keys(body)) if (!['format', 'quality', 'scale', 'width', 'height'].includes(key)) issues.push({ field: key, message: 'is not an export option; use format, quality, scale, width, height' })
+  for (const key of Object.keys(body))
+    if (!['format', 'quality', 'scale', 'width', 'height'].includes(key))
+      issues.push({ field: key, message: 'is not an export option; use format, quality, scale, width, height' })
   if (issues.length) return { ok: false, issues }
-  return { ok: true, options: { format: format as ChartFormat, quality: quality as number | undefined, scale: scale as number | undefined, width: width as number | undefined, height: height as number | undefined } }
+  return {
+    ok: true,
+    options: {
+      format: format as ChartFormat,
+      quality: quality as number | undefined,
+      scale: scale as number | undefined,
+      width: width as number | undefined,
+      height: height as number | undefined,
+    },
+  }
 }

@@ -7,7 +7,10 @@ const fieldsOf = (outcome: ReturnType<typeof parseDataPush>) => (outcome.ok ? []
 
 describe('parseDataPush', () => {
   it('defaults to append with no window', () => {
-    expect(parseDataPush({ data: [{ label: 'a', value: 1 }] })).toEqual({ ok: true, push: { data: [{ label: 'a', value: 1 }], mode: 'append', window: undefined } })
+    expect(parseDataPush({ data: [{ label: 'a', value: 1 }] })).toEqual({
+      ok: true,
+      push: { data: [{ label: 'a', value: 1 }], mode: 'append', window: undefined },
+    })
   })
 
   it('takes replace and a window', () => {
@@ -62,9 +65,24 @@ describe('mergeDataPoints', () => {
   })
 
   it('identifies a heatmap cell by (x, y), not by x or y alone', () => {
-    const current = [{ x: 'mon', y: 'am', value: 1 }, { x: 'mon', y: 'pm', value: 2 }]
-    const merged = mergeDataPoints('heatmap', current, [{ x: 'mon', y: 'pm', value: 7 }, { x: 'tue', y: 'am', value: 3 }], append)
-    expect(merged).toEqual([{ x: 'mon', y: 'am', value: 1 }, { x: 'mon', y: 'pm', value: 7 }, { x: 'tue', y: 'am', value: 3 }])
+    const current = [
+      { x: 'mon', y: 'am', value: 1 },
+      { x: 'mon', y: 'pm', value: 2 },
+    ]
+    const merged = mergeDataPoints(
+      'heatmap',
+      current,
+      [
+        { x: 'mon', y: 'pm', value: 7 },
+        { x: 'tue', y: 'am', value: 3 },
+      ],
+      append,
+    )
+    expect(merged).toEqual([
+      { x: 'mon', y: 'am', value: 1 },
+      { x: 'mon', y: 'pm', value: 7 },
+      { x: 'tue', y: 'am', value: 3 },
+    ])
   })
 
   it('keeps heatmap cells whose x and y differ only in type apart', () => {
@@ -73,8 +91,25 @@ describe('mergeDataPoints', () => {
   })
 
   it('always appends scatter and histogram points, even repeated ones', () => {
-    expect(mergeDataPoints('scatter', [{ x: 1, y: 1 }], [{ x: 1, y: 1 }, { x: 2, y: 2 }], append)).toEqual([{ x: 1, y: 1 }, { x: 1, y: 1 }, { x: 2, y: 2 }])
-    expect(mergeDataPoints('histogram', [{ value: 3, label: 'a' }], [{ value: 3, label: 'a' }], append)).toEqual([{ value: 3, label: 'a' }, { value: 3, label: 'a' }])
+    expect(
+      mergeDataPoints(
+        'scatter',
+        [{ x: 1, y: 1 }],
+        [
+          { x: 1, y: 1 },
+          { x: 2, y: 2 },
+        ],
+        append,
+      ),
+    ).toEqual([
+      { x: 1, y: 1 },
+      { x: 1, y: 1 },
+      { x: 2, y: 2 },
+    ])
+    expect(mergeDataPoints('histogram', [{ value: 3, label: 'a' }], [{ value: 3, label: 'a' }], append)).toEqual([
+      { value: 3, label: 'a' },
+      { value: 3, label: 'a' },
+    ])
   })
 
   it('replace takes the incoming points as they are', () => {

@@ -29,13 +29,17 @@ export function parseDataPush(body: unknown): { ok: true; push: DataPush } | { o
   if (!isRecord(body)) return { ok: false, issues: [{ field: 'body', message: 'must be an object with data' }] }
   const input = body as Record<string, unknown>
   const issues: ValidationIssue[] = []
-  for (const key of Object.keys(input)) if (!PUSH_KEYS.includes(key)) issues.push({ field: key, message: `is not a field of a data push; use ${PUSH_KEYS.join(', ')}` })
-  if (!Array.isArray(input.data)) issues.push({ field: 'data', message: input.data === undefined ? 'is required: an array of data items' : 'must be an array of data items' })
+  for (const key of Object.keys(input))
+    if (!PUSH_KEYS.includes(key)) issues.push({ field: key, message: `is not a field of a data push; use ${PUSH_KEYS.join(', ')}` })
+  if (!Array.isArray(input.data))
+    issues.push({ field: 'data', message: input.data === undefined ? 'is required: an array of data items' : 'must be an array of data items' })
   else if (input.data.length === 0) issues.push({ field: 'data', message: 'must hold at least one item' })
   const mode = input.mode === undefined ? 'append' : input.mode
-  if (typeof mode !== 'string' || !(PUSH_MODES as readonly string[]).includes(mode)) issues.push({ field: 'mode', message: `must be one of ${PUSH_MODES.join(', ')}` })
+  if (typeof mode !== 'string' || !(PUSH_MODES as readonly string[]).includes(mode))
+    issues.push({ field: 'mode', message: `must be one of ${PUSH_MODES.join(', ')}` })
   const window = input.window
-  if (window !== undefined && (typeof window !== 'number' || !Number.isInteger(window) || window < 1)) issues.push({ field: 'window', message: 'must be a positive integer' })
+  if (window !== undefined && (typeof window !== 'number' || !Number.isInteger(window) || window < 1))
+    issues.push({ field: 'window', message: 'must be a positive integer' })
   if (issues.length) return { ok: false, issues }
   return { ok: true, push: { data: input.data as unknown[], mode: mode as PushMode, window: window as number | undefined } }
 }

@@ -19,24 +19,41 @@ export function createVisualizationResolvers(service: VisualizationService): Res
     DateTime: DateTimeScalar,
     JSON: JSONScalar,
     Query: {
-      chartTypes: (_, args, ctx) => service.listChartTypes(ctx.actor, defined({ category: args.category ?? undefined, limit: args.limit, offset: args.offset })),
-      chart: (_, { id }, ctx) => service.getChart(ctx.actor, id).catch((error: unknown) => {
-        // An unknown chart is null here, as GraphQL clients expect of a lookup.
-        if (isTesseraError(error) && error.code === 'NOT_FOUND') return null
-        throw error
-      }),
+      chartTypes: (_, args, ctx) =>
+        service.listChartTypes(ctx.actor, defined({ category: args.category ?? undefined, limit: args.limit, offset: args.offset })),
+      chart: (_, { id }, ctx) =>
+        service.getChart(ctx.actor, id).catch((error: unknown) => {
+          // An unknown chart is null here, as GraphQL clients expect of a lookup.
+          if (isTesseraError(error) && error.code === 'NOT_FOUND') return null
+          throw error
+        }),
       charts: (_, args, ctx) => service.listCharts(ctx.actor, { limit: args.limit, offset: args.offset }),
       validateData: (_, args, ctx) => service.validateData(ctx.actor, defined({ data: args.data, expected_schema: args.expectedSchema ?? undefined })),
       transformData: (_, args, ctx) => service.transformData(ctx.actor, { data: args.data, transformations: args.transformations }),
       recommendCharts: (_, args, ctx) =>
-        service.recommend(ctx.actor, defined({ data: args.data, intent: lower(args.intent), preferences: args.preferences ? defined({ ...args.preferences }) : undefined }))
-          .recommendations,
+        service.recommend(
+          ctx.actor,
+          defined({ data: args.data, intent: lower(args.intent), preferences: args.preferences ? defined({ ...args.preferences }) : undefined }),
+        ).recommendations,
     },
     Mutation: {
       renderChart: (_, { input }, ctx) =>
-        service.renderChart(ctx.actor, defined({ chart_type: input.chartType, data: input.data, config: configBody(input.config), width: input.width, height: input.height })),
+        service.renderChart(
+          ctx.actor,
+          defined({ chart_type: input.chartType, data: input.data, config: configBody(input.config), width: input.width, height: input.height }),
+        ),
       updateChart: (_, { id, input }, ctx) =>
-        service.updateChart(ctx.actor, id, defined({ chart_type: input.chartType ?? undefined, data: input.data ?? undefined, config: configBody(input.config), width: input.width ?? undefined, height: input.height ?? undefined })),
+        service.updateChart(
+          ctx.actor,
+          id,
+          defined({
+            chart_type: input.chartType ?? undefined,
+            data: input.data ?? undefined,
+            config: configBody(input.config),
+            width: input.width ?? undefined,
+            height: input.height ?? undefined,
+          }),
+        ),
       deleteChart: async (_, { id }, ctx) => {
         const result = await service.deleteChart(ctx.actor, id)
         return { chartId: result.id, message: result.message }
@@ -45,7 +62,17 @@ export function createVisualizationResolvers(service: VisualizationService): Res
       pushChartData: (_, { id, input }, ctx) =>
         service.pushData(ctx.actor, id, defined({ data: input.data, mode: input.replace ? 'replace' : 'append', window: input.window ?? undefined })),
       exportChart: (_, { id, input }, ctx) =>
-        service.exportChart(ctx.actor, id, defined({ format: lower(input.format), quality: input.quality ?? undefined, scale: input.scale ?? undefined, width: input.width ?? undefined, height: input.height ?? undefined })),
+        service.exportChart(
+          ctx.actor,
+          id,
+          defined({
+            format: lower(input.format),
+            quality: input.quality ?? undefined,
+            scale: input.scale ?? undefined,
+            width: input.width ?? undefined,
+            height: input.height ?? undefined,
+          }),
+        ),
     },
     Subscription: {
       chartDataUpdated: {

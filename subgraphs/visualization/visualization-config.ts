@@ -14,7 +14,12 @@ export interface VisualizationConfig {
 }
 
 const schema = z.object({
-  TESSERA_VIZ_EXPORT_TTL_SECONDS: z.coerce.number().int().min(10).max(7 * 24 * 3600).default(3600),
+  TESSERA_VIZ_EXPORT_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(7 * 24 * 3600)
+    .default(3600),
   TESSERA_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
 })
 

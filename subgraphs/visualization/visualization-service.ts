@@ -30,7 +30,17 @@ import { mergeDataPoints, parseDataPush } from './live-data.js'
 import { rowsToChartData, type RowMapping } from './rows-to-chart-data.js'
 import { listChartTypes } from './render/chart-catalog.js'
 import { MAX_SIZE, MIN_SIZE, validateRenderInput, type ChartConfig, type RenderInput } from './render/chart-input.js'
-import { CHART_FORMATS, DEFAULT_PNG_QUALITY, MAX_PNG_PIXELS, MAX_PNG_SCALE, pngPixelSize, renderChart, svgToPngAsync, type ChartFormat, type RenderedChart } from './render/render-chart.js'
+import {
+  CHART_FORMATS,
+  DEFAULT_PNG_QUALITY,
+  MAX_PNG_PIXELS,
+  MAX_PNG_SCALE,
+  pngPixelSize,
+  renderChart,
+  svgToPngAsync,
+  type ChartFormat,
+  type RenderedChart,
+} from './render/render-chart.js'
 import { buildSpec } from './render/vega-lite-spec.js'
 import type { VisualizationConfig } from './visualization-config.js'
 
@@ -108,8 +118,6 @@ export interface VisualizationServiceDeps {
   onError?: (error: unknown) => void
 }
 
-
-
 /**
  * The visualization domain: chart types, rendered charts kept with their data, live data
  * pushes, exports behind signed expiring links, data validation, transforms and chart
@@ -136,7 +144,8 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
   // An embed token reads its own chart only; a credential needs the read scope.
   const authorizeChartRead = (viewer: Viewer | null, chartId: string) => {
     if (viewer?.method === 'embed') {
-      if (viewer.chartId !== chartId) throw errors.forRole('forbidden', 'This embed token is for another chart', { field: 'chart_id', reason: 'not the chart of the embed token' })
+      if (viewer.chartId !== chartId)
+        throw errors.forRole('forbidden', 'This embed token is for another chart', { field: 'chart_id', reason: 'not the chart of the embed token' })
       return
     }
     authorize(viewer, 'read')
@@ -169,7 +178,13 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
 
   // A stored chart is valid by construction; validating it again normalises its types.
   const inputOf = (row: ChartRow, size?: { width: number; height: number }): RenderInput => {
-    const checked = validateRenderInput({ chart_type: row.chartType, data: row.data, config: row.config, width: size?.width ?? row.width, height: size?.height ?? row.height })
+    const checked = validateRenderInput({
+      chart_type: row.chartType,
+      data: row.data,
+      config: row.config,
+      width: size?.width ?? row.width,
+      height: size?.height ?? row.height,
+    })
     if (!checked.ok) throw new Error(`Stored chart ${row.id} no longer validates: ${checked.issues.map((i) => `${i.field} ${i.message}`).join('; ')}`)
     return checked.value
   }
@@ -234,13 +249,13 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
     const rendered = await renderChart(input, 'svg')
     const at = now()
     const row = await store.insert({
-        id: randomUUID(),
-        ...renderedColumns(input, rendered),
-        data: input.data as unknown as Prisma.InputJsonValue,
-        renderedAt: at,
-        createdAt: at,
-        updatedAt: at,
-        createdBy: actor.id,
+      id: randomUUID(),
+      ...renderedColumns(input, rendered),
+      data: input.data as unknown as Prisma.InputJsonValue,
+      renderedAt: at,
+      createdAt: at,
+      updatedAt: at,
+      createdBy: actor.id,
     })
     return toRecord(row)
   }
@@ -387,7 +402,8 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
         svg = (await renderChart(inputOf(row), 'svg')).text as string
         await store.keepSvg(id, row.version, svg)
       }
-      const bytes = format === 'svg' ? Buffer.from(svg, 'utf8') : await svgToPngAsync(svg, { width: row.width, height: row.height, quality: DEFAULT_PNG_QUALITY })
+      const bytes =
+        format === 'svg' ? Buffer.from(svg, 'utf8') : await svgToPngAsync(svg, { width: row.width, height: row.height, quality: DEFAULT_PNG_QUALITY })
       return { bytes, contentType: format === 'svg' ? 'image/svg+xml' : 'image/png', filename: `chart-${id}.${format}` }
     },
 
@@ -415,23 +431,25 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
       if (format === 'png') {
         const pixels = pngPixelSize({ width: input.width, height: input.height, scale })
         if (pixels.width * pixels.height > MAX_PNG_PIXELS) {
-          throw invalid([{ field: 'scale', message: `gives a ${pixels.width} x ${pixels.height} PNG; at most ${MAX_PNG_PIXELS} pixels: lower scale, width or height` }])
+          throw invalid([
+            { field: 'scale', message: `gives a ${pixels.width} x ${pixels.height} PNG; at most ${MAX_PNG_PIXELS} pixels: lower scale, width or height` },
+          ])
         }
       }
       const rendered = await renderChart(input, format, { quality: quality ?? DEFAULT_PNG_QUALITY, scale: scale ?? 1 })
       const expires = Math.floor(now().getTime() / 1000) + deps.config.exportTtlSeconds
       const exportId = randomUUID()
       await store.insertExport({
-          id: exportId,
-          chartId: id,
-          format: rendered.format,
-          contentType: rendered.contentType,
-          bytes: new Uint8Array(rendered.bytes),
-          fileSize: rendered.bytes.length,
-          width: rendered.width,
-          height: rendered.height,
-          createdAt: now(),
-          expiresAt: new Date(expires * 1000),
+        id: exportId,
+        chartId: id,
+        format: rendered.format,
+        contentType: rendered.contentType,
+        bytes: new Uint8Array(rendered.bytes),
+        fileSize: rendered.bytes.length,
+        width: rendered.width,
+        height: rendered.height,
+        createdAt: now(),
+        expiresAt: new Date(expires * 1000),
       })
       return {
         id: exportId,
@@ -450,7 +468,10 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
       const check = links.checkExportLink(exportId, expires, signature, now())
       if (!check.ok) {
         throw check.reason === 'expired'
-          ? errors.create('LINK_EXPIRED', `This download link expired at ${new Date(Number(expires) * 1000).toISOString()}; export the chart again`, { field: 'expires', reason: 'expired' })
+          ? errors.create('LINK_EXPIRED', `This download link expired at ${new Date(Number(expires) * 1000).toISOString()}; export the chart again`, {
+              field: 'expires',
+              reason: 'expired',
+            })
           : errors.create('LINK_INVALID', undefined, { field: 'signature', reason: 'does not match the link' })
       }
       const row = await store.findExport(exportId)

@@ -24,7 +24,13 @@ const env = {
   TESSERA_ALERT_MAX_ESCALATIONS: '1',
 }
 
-const tessera = await createTesseraProcess({ mode: { kind: 'all', services: ['devices'] }, config: loadPlatformConfig(env), env, announce: () => {}, logger: false })
+const tessera = await createTesseraProcess({
+  mode: { kind: 'all', services: ['devices'] },
+  config: loadPlatformConfig(env),
+  env,
+  announce: () => {},
+  logger: false,
+})
 try {
   const devices = tessera.services.devices!.domain as DevicesService
   const actor = { id: 'key:bench', method: 'api_key' as const, scopes: ['*'], environment: 'production' as const }

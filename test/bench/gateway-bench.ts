@@ -73,7 +73,15 @@ interface CatalogView {
 /** A POST of one GraphQL operation to `url`, as every GraphQL target sends it. */
 function graphqlPost(key: TargetKey, label: string, url: string, auth: string, payload: object): Omit<Target, 'read'> {
   const { origin, pathname } = new URL(url)
-  return { key, label, origin, method: 'POST', path: pathname, headers: { 'content-type': 'application/json', authorization: auth }, body: JSON.stringify(payload) }
+  return {
+    key,
+    label,
+    origin,
+    method: 'POST',
+    path: pathname,
+    headers: { 'content-type': 'application/json', authorization: auth },
+    body: JSON.stringify(payload),
+  }
 }
 
 function catalogTarget(key: 'e' | 'f', label: string, url: string, auth: string): Target {
@@ -306,20 +314,31 @@ function printMachine(duration: number, connections: number) {
   console.log('Machine')
   console.log(`  node ${process.version} on ${os.platform()} ${os.release()} (${os.arch()})`)
   console.log(`  ${cpus.length} CPU(s): ${cpus[0]?.model.trim() ?? 'unknown'}; ${fmt(os.totalmem() / 2 ** 30, 1)} GiB RAM`)
-  console.log(`  load average at start: ${os.loadavg().map((l) => fmt(l)).join(' ')}`)
+  console.log(
+    `  load average at start: ${os
+      .loadavg()
+      .map((l) => fmt(l))
+      .join(' ')}`,
+  )
   console.log(`Load: autocannon, ${connections} connections, ${WARMUP_SECONDS} s warm-up + ${duration} s per target, loopback`)
   console.log()
 }
 
 function printTable(targets: Target[], results: Map<string, Measurement>) {
   console.log()
-  console.log(`${pad('target', 38)}${lpad('req/s', 8)}${lpad('p50 ms', 9)}${lpad('p99 ms', 9)}${lpad('errors', 8)}${lpad('CPU ms/req', 12)}   CPU %: servers | autocannon | other`)
+  console.log(
+    `${pad('target', 38)}${lpad('req/s', 8)}${lpad('p50 ms', 9)}${lpad('p99 ms', 9)}${lpad('errors', 8)}${lpad('CPU ms/req', 12)}   CPU %: servers | autocannon | other`,
+  )
   for (const t of targets) {
     const m = results.get(t.key)!
     const cpu = `${m.cpu.servers.map((c) => fmt(c, 0)).join(' + ')} | ${fmt(m.cpu.generator, 0)} | ${fmt(m.cpu.other, 0)}`
-    console.log(`${pad(`(${t.key}) ${t.label}`, 38)}${lpad(fmt(m.requestsPerSecond, 0), 8)}${lpad(fmt(m.p50), 9)}${lpad(fmt(m.p99), 9)}${lpad(String(m.failures), 8)}${lpad(fmt(m.cpuPerRequest), 12)}   ${cpu}`)
+    console.log(
+      `${pad(`(${t.key}) ${t.label}`, 38)}${lpad(fmt(m.requestsPerSecond, 0), 8)}${lpad(fmt(m.p50), 9)}${lpad(fmt(m.p99), 9)}${lpad(String(m.failures), 8)}${lpad(fmt(m.cpuPerRequest), 12)}   ${cpu}`,
+    )
   }
-  console.log(`CPU ms/req: server CPU time per response. CPU %: of one core over the measurement; (c) lists the stock gateway, then the subgraph's process; (d) and (f) are a second Tessera process.`)
+  console.log(
+    `CPU ms/req: server CPU time per response. CPU %: of one core over the measurement; (c) lists the stock gateway, then the subgraph's process; (d) and (f) are a second Tessera process.`,
+  )
 
   for (const t of targets) {
     const m = results.get(t.key)!
@@ -338,7 +357,9 @@ function printTable(targets: Target[], results: Map<string, Measurement>) {
   const latency = a.p50 / b.p50
   const verdict = (met: boolean) => (met ? 'met' : 'NOT MET')
   console.log()
-  console.log(`${pad('(a)/(c) throughput', 22)}${lpad(`${fmt(throughput)}×`, 8)}   target ≥ ${TARGETS.throughputAC}×     ${verdict(throughput >= TARGETS.throughputAC)}`)
+  console.log(
+    `${pad('(a)/(c) throughput', 22)}${lpad(`${fmt(throughput)}×`, 8)}   target ≥ ${TARGETS.throughputAC}×     ${verdict(throughput >= TARGETS.throughputAC)}`,
+  )
   console.log(`${pad('(a)/(b) p50 latency', 22)}${lpad(`${fmt(latency)}×`, 8)}   target ≤ ${TARGETS.latencyAB}×   ${verdict(latency <= TARGETS.latencyAB)}`)
   // The fast path's effect: the same read, same run, with it on and off.
   console.log('\nFast path on vs off (same run):')
@@ -441,7 +462,9 @@ try {
   await main()
   await cleanup()
 } catch (error) {
-  console.error(`\nBenchmark run failed: ${error instanceof BenchError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+  console.error(
+    `\nBenchmark run failed: ${error instanceof BenchError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+  )
   await cleanup()
   process.exitCode = 1
 }

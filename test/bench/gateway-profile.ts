@@ -27,7 +27,13 @@ function hammer(url: string, auth: string, body: string, seconds: number, connec
   return new Promise((resolve, reject) => {
     let responses = 0
     const run = autocannon(
-      { url, connections, duration: seconds, timeout: 10, requests: [{ method: 'POST', headers: { 'content-type': 'application/json', authorization: auth }, body }] },
+      {
+        url,
+        connections,
+        duration: seconds,
+        timeout: 10,
+        requests: [{ method: 'POST', headers: { 'content-type': 'application/json', authorization: auth }, body }],
+      },
       (error) => (error ? reject(error) : resolve(responses)),
     )
     run.on('response', () => responses++)
@@ -43,7 +49,9 @@ const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) :
 function print(summary: ProfileSummary, responses: number) {
   const busy = summary.sampledMs - summary.idleMs
   const share = (ms: number) => `${fmt((ms / busy) * 100, 1).padStart(5)}%  ${fmt((ms / responses) * 1000, 0).padStart(5)} µs/req`
-  console.log(`sampled ${fmt(summary.sampledMs)} ms, idle ${fmt(summary.idleMs)} ms, busy ${fmt(busy)} ms over ${responses} responses = ${fmt((busy / responses) * 1000)} µs CPU per request`)
+  console.log(
+    `sampled ${fmt(summary.sampledMs)} ms, idle ${fmt(summary.idleMs)} ms, busy ${fmt(busy)} ms over ${responses} responses = ${fmt((busy / responses) * 1000)} µs CPU per request`,
+  )
   console.log('\nself time by place:')
   for (const [place, ms] of summary.byPlace.slice(0, 16)) console.log(`  ${share(ms)}  ${place}`)
   console.log('\nstages (inclusive: the function and what it calls):')
@@ -62,12 +70,10 @@ async function main() {
   const profileDir = path.join(dir, 'profile')
   const apiKey = `tsr_bench_${randomBytes(24).toString('hex')}`
   const auth = `Bearer ${apiKey}`
-  const { child, ready } = await janitor.start<Ready>(
-    SERVERS,
-    ['tessera'],
-    tesseraBenchEnv(benchBaseEnv(), path.join(dir, 'data'), apiKey),
-    ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],
-  )
+  const { child, ready } = await janitor.start<Ready>(SERVERS, ['tessera'], tesseraBenchEnv(benchBaseEnv(), path.join(dir, 'data'), apiKey), [
+    '--cpu-prof',
+    `--cpu-prof-dir=${profileDir}`,
+  ])
   const alertId = await createBenchAlert(jsonApi(ready.tesseraUrl, auth, 10_000))
   const url = `${ready.tesseraUrl}/graphql`
   const reads = [
@@ -90,7 +96,12 @@ async function main() {
       if (!best || summary.sampledMs - summary.idleMs > best.sampledMs - best.idleMs) best = summary
     }
     if (!best) throw new BenchError(`no CPU profile in ${profileDir}`)
-    console.log(`\n=== ${w.label}: ${w.responses} responses in ${seconds} s, ${connections} connections (load average ${os.loadavg().map((l) => fmt(l, 1)).join(' ')})`)
+    console.log(
+      `\n=== ${w.label}: ${w.responses} responses in ${seconds} s, ${connections} connections (load average ${os
+        .loadavg()
+        .map((l) => fmt(l, 1))
+        .join(' ')})`,
+    )
     print(best, w.responses)
   }
 }

@@ -51,19 +51,23 @@ function sampleMemory() {
 
 async function send(url: string, method: string, body: AsyncIterable<Buffer> | undefined, onBodySent: () => void) {
   return new Promise<{ status: number; bytes: number; text: string }>((resolve, reject) => {
-    const req = request(url, {
-      method,
-      headers: { authorization: `Bearer ${TEST_CREDENTIALS.apiKey}`, ...(body ? { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` } : {}) },
-    }, (res) => {
-      let bytes = 0
-      const head: Buffer[] = []
-      res.on('data', (d: Buffer) => {
-        bytes += d.length
-        if (head.length < 4) head.push(d)
-      })
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes, text: Buffer.concat(head).toString('utf8', 0, 2000) }))
-      res.on('error', reject)
-    })
+    const req = request(
+      url,
+      {
+        method,
+        headers: { authorization: `Bearer ${TEST_CREDENTIALS.apiKey}`, ...(body ? { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` } : {}) },
+      },
+      (res) => {
+        let bytes = 0
+        const head: Buffer[] = []
+        res.on('data', (d: Buffer) => {
+          bytes += d.length
+          if (head.length < 4) head.push(d)
+        })
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes, text: Buffer.concat(head).toString('utf8', 0, 2000) }))
+        res.on('error', reject)
+      },
+    )
     req.on('error', reject)
     if (!body) {
       req.end()
@@ -90,10 +94,21 @@ async function main() {
   if (sizeMB >= limitMB) throw new BenchError('BENCH_HERITAGE_MB must be below BENCH_HERITAGE_LIMIT_MB')
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-heritage-bench-'))
   const env = testEnv({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, TESSERA_HERITAGE_MAX_MODEL_BYTES: String(limitMB * MB) })
-  const tessera = await createTesseraProcess({ mode: { kind: 'all', services: ['heritage'] }, config: loadPlatformConfig(env), env, announce: () => {}, logger: false })
+  const tessera = await createTesseraProcess({
+    mode: { kind: 'all', services: ['heritage'] },
+    config: loadPlatformConfig(env),
+    env,
+    announce: () => {},
+    logger: false,
+  })
   try {
     const url = await tessera.listen()
-    const created = await tessera.app.inject({ method: 'POST', url: '/v1/heritage/artifacts', headers: { authorization: `Bearer ${TEST_CREDENTIALS.apiKey}` }, payload: { title: 'Bench', culture: 'Bench' } })
+    const created = await tessera.app.inject({
+      method: 'POST',
+      url: '/v1/heritage/artifacts',
+      headers: { authorization: `Bearer ${TEST_CREDENTIALS.apiKey}` },
+      payload: { title: 'Bench', culture: 'Bench' },
+    })
     const artifactId = created.json().id as string
     const uploadUrl = `${url}/v1/heritage/artifacts/${artifactId}/models`
     const results: Record<string, unknown> = {}

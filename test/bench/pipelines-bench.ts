@@ -363,7 +363,6 @@ interface TesseraRun extends Measurement {
   profile?: { file: string; summary: ProfileSummary }
 }
 
-
 /**
  * Where the run's time went, from the timestamps of its own log lines: queue pick-up, connector
  * checks and discovery, the steady stream between progress lines (every 100,000 rows), the tail
@@ -374,9 +373,7 @@ function phasesOf(run: RunBody, logs: LogLine[]): Phase[] {
   const queued = Date.parse(run.started_at)
   const started = at(logs.find((l) => l.message.startsWith('Run started')))
   const source = at(logs.find((l) => l.message.startsWith('Source ')))
-  const progress = logs
-    .map((l) => ({ at: at(l), rows: Number(/^Read (\d+) rows/.exec(l.message)?.[1] ?? Number.NaN) }))
-    .filter((p) => Number.isFinite(p.rows))
+  const progress = logs.map((l) => ({ at: at(l), rows: Number(/^Read (\d+) rows/.exec(l.message)?.[1] ?? Number.NaN) })).filter((p) => Number.isFinite(p.rows))
   const succeeded = at(logs.find((l) => l.level === 'SUCCESS'))
   const completed = run.completed_at ? Date.parse(run.completed_at) : Number.NaN
   const first = progress[0]
@@ -389,7 +386,12 @@ function phasesOf(run: RunBody, logs: LogLine[]): Phase[] {
   ]
   if (first && last) {
     phases.push({ name: `open writer + first ${first.rows} rows`, seconds: s(first.at - source), detail: rate(first.rows, first.at - source) })
-    if (last !== first) phases.push({ name: `steady stream ${first.rows} → ${last.rows}`, seconds: s(last.at - first.at), detail: rate(last.rows - first.rows, last.at - first.at) })
+    if (last !== first)
+      phases.push({
+        name: `steady stream ${first.rows} → ${last.rows}`,
+        seconds: s(last.at - first.at),
+        detail: rate(last.rows - first.rows, last.at - first.at),
+      })
     phases.push({ name: `last ${run.records_read - last.rows} rows + commit`, seconds: s(succeeded - last.at) })
   } else {
     phases.push({ name: 'open writer + all rows + commit', seconds: s(succeeded - source) })
@@ -542,7 +544,18 @@ async function runTessera(options: {
 
   removeDir(dir)
   tempDirs.splice(tempDirs.indexOf(dir), 1)
-  return { label: options.label, rows: run.records_processed, seconds, wallSeconds, memory: measured, breakdown, cpu: cpuUsed, phases: phasesOf(run, logs), checks, ...(profile ? { profile } : {}) }
+  return {
+    label: options.label,
+    rows: run.records_processed,
+    seconds,
+    wallSeconds,
+    memory: measured,
+    breakdown,
+    cpu: cpuUsed,
+    phases: phasesOf(run, logs),
+    checks,
+    ...(profile ? { profile } : {}),
+  }
 }
 
 // --- Report ------------------------------------------------------------------------------------
@@ -558,7 +571,12 @@ function printMachine(rows: number, small: number) {
   console.log('Machine')
   console.log(`  node ${process.version} on ${os.platform()} ${os.release()} (${os.arch()})`)
   console.log(`  ${cpus.length} CPU(s): ${cpus[0]?.model.trim() ?? 'unknown'}; ${fmt(os.totalmem() / 2 ** 30, 1)} GiB RAM`)
-  console.log(`  load average at start: ${os.loadavg().map((l) => fmt(l)).join(' ')}`)
+  console.log(
+    `  load average at start: ${os
+      .loadavg()
+      .map((l) => fmt(l))
+      .join(' ')}`,
+  )
   console.log(`Sizes: ${thousands(rows)} rows (BENCH_ROWS) and ${thousands(small)}; batch_size ${BATCH_SIZE}; PostgreSQL and Tessera on loopback`)
 }
 
@@ -578,8 +596,8 @@ function printTable(baseline: Measurement, runs: TesseraRun[]) {
   }
   console.log('MB = MiB. peak RSS: the process over its whole life (VmHWM); run peak: during the measurement only')
   console.log(`(VmHWM reset before it${[baseline, ...runs].every((m) => m.memory.exact) ? '' : ', or sampled every 100 ms where the reset was refused'}).`)
-  console.log('Tessera seconds: the run\'s started_at → completed_at (queued to recorded). CPU % of one core: the measured process (all its')
-  console.log('threads), its PostgreSQL backends, and every other process on the machine (the bench\'s own polling excluded).')
+  console.log("Tessera seconds: the run's started_at → completed_at (queued to recorded). CPU % of one core: the measured process (all its")
+  console.log("threads), its PostgreSQL backends, and every other process on the machine (the bench's own polling excluded).")
   const busy = [baseline, ...runs].filter((m) => (m.cpu.other / m.seconds) * 100 > OTHER_CPU_WARNING)
   if (busy.length) {
     console.log(
@@ -598,7 +616,7 @@ function printPhases(run: TesseraRun) {
     const line = (name: string, b: NodeJS.MemoryUsage) =>
       `  ${pad(name, 10)}RSS ${lpad(mb(b.rss), 5)} MB = V8 heap ${lpad(mb(b.heapTotal), 4)} (used ${lpad(mb(b.heapUsed), 4)})` +
       ` + external ${lpad(mb(b.external), 4)} (array buffers ${lpad(mb(b.arrayBuffers), 4)}) + native/other ${lpad(mb(b.rss - b.heapTotal - b.external), 4)}`
-    console.log('  memory by the child\'s own account (process.memoryUsage, every 100 ms):')
+    console.log("  memory by the child's own account (process.memoryUsage, every 100 ms):")
     console.log(line('before', run.breakdown.before))
     console.log(line('at peak', run.breakdown.atPeak))
     console.log(line('after GC', run.breakdown.afterCollect))
@@ -689,13 +707,19 @@ async function main(): Promise<boolean> {
   const runRatio = largeRun.memory.runPeak / smallRun.memory.runPeak
   const flat = (r: number) => (r <= FLAT_RATIO ? 'flat' : 'NOT flat')
   console.log(`peak RSS ${label(rows)} / ${label(small)}: ${fmt(ratio)} (${flat(ratio)}; flat if ≤ ${FLAT_RATIO})`)
-  console.log(`  run peak ${label(rows)} / ${label(small)}: ${fmt(runRatio)} (${flat(runRatio)}); the lifetime peak includes start-up, the run peak only the run`)
-  console.log(`  the runs' own growth (run peak − RSS before): ${mb(growth(smallRun.memory))} MB for ${label(small)}, ${mb(growth(largeRun.memory))} MB for ${label(rows)}`)
+  console.log(
+    `  run peak ${label(rows)} / ${label(small)}: ${fmt(runRatio)} (${flat(runRatio)}); the lifetime peak includes start-up, the run peak only the run`,
+  )
+  console.log(
+    `  the runs' own growth (run peak − RSS before): ${mb(growth(smallRun.memory))} MB for ${label(small)}, ${mb(growth(largeRun.memory))} MB for ${label(rows)}`,
+  )
 
   let correct = true
   for (const run of runs) {
     if (run.checks.length === 0) {
-      console.log(`${run.label}: warehouse has exactly ${thousands(run.rows)} rows; count, sum(id), sum(amount), sum(created_at), text lengths and payload match PostgreSQL`)
+      console.log(
+        `${run.label}: warehouse has exactly ${thousands(run.rows)} rows; count, sum(id), sum(amount), sum(created_at), text lengths and payload match PostgreSQL`,
+      )
     } else {
       correct = false
       console.log(`${run.label}: WRONG RESULT\n  ${run.checks.join('\n  ')}`)
@@ -710,7 +734,9 @@ try {
   await cleanup()
   if (!correct) process.exitCode = 1
 } catch (error) {
-  console.error(`\nBenchmark run failed: ${error instanceof BenchError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+  console.error(
+    `\nBenchmark run failed: ${error instanceof BenchError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+  )
   await cleanup()
   process.exitCode = 1
 }

@@ -61,21 +61,24 @@ async function collect() {
   send({ type: 'collected', ran: typeof globalThis.gc === 'function', usage: memoryAtPeak })
 }
 
-
 try {
   // The parent builds the environment (temp DATA_DIR, key, raised rate limit); use it as is.
   const env = process.env
   const tessera = await createTesseraProcess({ mode: { kind: 'all' }, config: loadPlatformConfig(env), env, announce: () => {}, logger: false })
-  closeOnRequest('pipelines bench server', () => tessera.close(), (message) => {
-    const control = message as PipelinesServerControl
-    if (control.type === 'collect') void collect()
-    else if (control.type === 'memory') {
-      // A collection after the run tells garbage (gone now) from memory the run left behind.
-      clearInterval(memoryTimer)
-      globalThis.gc?.()
-      send({ type: 'memory', atPeak: memoryAtPeak, afterCollect: process.memoryUsage(), samples: memorySamples })
-    }
-  })
+  closeOnRequest(
+    'pipelines bench server',
+    () => tessera.close(),
+    (message) => {
+      const control = message as PipelinesServerControl
+      if (control.type === 'collect') void collect()
+      else if (control.type === 'memory') {
+        // A collection after the run tells garbage (gone now) from memory the run left behind.
+        clearInterval(memoryTimer)
+        globalThis.gc?.()
+        send({ type: 'memory', atPeak: memoryAtPeak, afterCollect: process.memoryUsage(), samples: memorySamples })
+      }
+    },
+  )
   send({ type: 'ready', url: await tessera.listen() })
 } catch (error) {
   reportStartFailure(error)

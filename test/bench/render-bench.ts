@@ -74,8 +74,7 @@ function walk(points: number, random: () => number): number[] {
 /** The request body of a case, as a client would send it. */
 function requestBody(chartType: RenderCase['chartType'], points: number): Record<string, unknown> {
   const values = walk(points, seededRandom(SEED + points))
-  const label = (i: number) =>
-    chartType === 'line' ? new Date(FIRST_DAY + i * DAY_MS).toISOString().slice(0, 10) : `item-${String(i + 1).padStart(4, '0')}`
+  const label = (i: number) => (chartType === 'line' ? new Date(FIRST_DAY + i * DAY_MS).toISOString().slice(0, 10) : `item-${String(i + 1).padStart(4, '0')}`)
   return { chart_type: chartType, data: values.map((value, i) => ({ label: label(i), value })), config: { title: `${chartType} chart, ${points} points` } }
 }
 
@@ -111,7 +110,12 @@ function printMachine(warmup: number, runs: number) {
   console.log('Machine')
   console.log(`  node ${process.version} on ${os.platform()} ${os.release()} (${os.arch()})`)
   console.log(`  ${cpus.length} CPU(s): ${cpus[0]?.model.trim() ?? 'unknown'}; ${fmt(os.totalmem() / 2 ** 30, 1)} GiB RAM`)
-  console.log(`  load average at start: ${os.loadavg().map((l) => fmt(l, 2)).join(' ')}`)
+  console.log(
+    `  load average at start: ${os
+      .loadavg()
+      .map((l) => fmt(l, 2))
+      .join(' ')}`,
+  )
   console.log(`Runs: ${warmup} warm-up (BENCH_RENDER_WARMUP) + ${runs} timed (BENCH_RENDER_RUNS) per case; 800 × 600, PNG at default quality`)
 }
 
@@ -166,6 +170,8 @@ async function main() {
 try {
   await main()
 } catch (error) {
-  console.error(`\nBenchmark run failed: ${error instanceof BenchError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+  console.error(
+    `\nBenchmark run failed: ${error instanceof BenchError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+  )
   process.exitCode = 1
 }

@@ -33,7 +33,6 @@ function send(message: ServerMessage) {
   process.send(message)
 }
 
-
 async function runTessera() {
   // The parent builds the environment (temp DATA_DIR, key, raised rate limit); use it as is.
   const env = process.env

@@ -89,7 +89,12 @@ function readSettings(): Settings {
  * Resolves with the child's next message of `type`; rejects on a `failed` message, on the
  * child's exit, or after `timeoutMs`. Listen before sending the request it answers.
  */
-function waitFor<M extends { type: string }, T extends M['type']>(child: ChildProcess, type: T, timeoutMs: number, what: string): Promise<Extract<M, { type: T }>> {
+function waitFor<M extends { type: string }, T extends M['type']>(
+  child: ChildProcess,
+  type: T,
+  timeoutMs: number,
+  what: string,
+): Promise<Extract<M, { type: T }>> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => finish(new BenchError(`${what}: no answer within ${timeoutMs / 1000} s`)), timeoutMs)
     const finish = (error: Error | undefined, message?: Extract<M, { type: T }>) => {
@@ -103,7 +108,8 @@ function waitFor<M extends { type: string }, T extends M['type']>(child: ChildPr
       if (message.type === type) finish(undefined, message as Extract<M, { type: T }>)
       else if (message.type === 'failed') finish(new BenchError(`${what}: ${(message as { message?: string }).message ?? 'failed'}`))
     }
-    const onExit = (code: number | null, signal: NodeJS.Signals | null) => finish(new BenchError(`${what}: the process exited (code ${code}, signal ${signal})`))
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
+      finish(new BenchError(`${what}: the process exited (code ${code}, signal ${signal})`))
     child.on('message', onMessage)
     child.once('exit', onExit)
   })
@@ -154,7 +160,9 @@ async function startServer(apiKey: string) {
 /** The soft limit of open files of a process, from /proc; NaN where it cannot be read. */
 function openFilesLimit(pid: number): number {
   try {
-    const line = readFileSync(`/proc/${pid}/limits`, 'utf8').split('\n').find((l) => l.startsWith('Max open files'))
+    const line = readFileSync(`/proc/${pid}/limits`, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Max open files'))
     const soft = line?.slice('Max open files'.length).trim().split(/\s+/)[0]
     return soft === 'unlimited' ? Number.POSITIVE_INFINITY : Number(soft)
   } catch {
@@ -333,7 +341,10 @@ function serverFigures(samples: ReadonlyArray<ServerSample & { phase: Phase }>) 
 const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a')
 const mb = (bytes: number) => fmt(bytes / MB, 0)
 const thousands = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a')
-const counts = (c: Record<string, number>) => Object.entries(c).map(([k, n]) => `${k} × ${n}`).join(', ') || 'none'
+const counts = (c: Record<string, number>) =>
+  Object.entries(c)
+    .map(([k, n]) => `${k} × ${n}`)
+    .join(', ') || 'none'
 const row = (name: string, value: string) => console.log(`  ${name.padEnd(40)}${value}`)
 
 function printMachine(settings: Settings) {
@@ -341,7 +352,12 @@ function printMachine(settings: Settings) {
   console.log('Machine')
   console.log(`  node ${process.version} on ${os.platform()} ${os.release()} (${os.arch()})`)
   console.log(`  ${cpus.length} CPU(s): ${cpus[0]?.model.trim() ?? 'unknown'}; ${fmt(os.totalmem() / 2 ** 30, 1)} GiB RAM`)
-  console.log(`  load average at start: ${os.loadavg().map((l) => fmt(l, 2)).join(' ')}`)
+  console.log(
+    `  load average at start: ${os
+      .loadavg()
+      .map((l) => fmt(l, 2))
+      .join(' ')}`,
+  )
   console.log(
     `Run: ${thousands(settings.clients)} subscribers (BENCH_STREAM_CLIENTS) over ${settings.charts} charts (BENCH_STREAM_CHARTS), ` +
       `interval ${settings.interval} ms (BENCH_STREAM_INTERVAL_MS), ${settings.seconds} s window (BENCH_STREAM_SECONDS), ` +
@@ -397,20 +413,29 @@ function printReport(outcome: Outcome): string[] {
   row('bursts (gap < 0.5 × interval)', thousands(all.burstGaps))
   row('subscribers with no frame in the window', thousands(all.silentClients))
   row('inter-arrival gap', `p50 ${fmt(all.gaps.percentile(50), 0)} ms, p99 ${fmt(all.gaps.percentile(99), 0)} ms, max ${fmt(all.gaps.max(), 0)} ms`)
-  row('receipt − frame timestamp', `p50 ${fmt(all.delivery.percentile(50), 0)} ms, p99 ${fmt(all.delivery.percentile(99), 0)} ms, max ${fmt(all.delivery.max(), 0)} ms`)
+  row(
+    'receipt − frame timestamp',
+    `p50 ${fmt(all.delivery.percentile(50), 0)} ms, p99 ${fmt(all.delivery.percentile(99), 0)} ms, max ${fmt(all.delivery.max(), 0)} ms`,
+  )
   row('subscribers that saw a pushed point', `${thousands(all.sawPushed)} of ${thousands(all.clients)}`)
   row('pushes accepted', `${thousands(pushes.ok)} of ${thousands(pushes.sent)}; p50 ${fmt(pushMs.p50, 0)} ms, p99 ${fmt(pushMs.p99, 0)} ms`)
   row('error frames / socket errors', counts(all.errors))
   row('sockets closed after subscribing', counts(all.closes))
-  row('server RSS idle → peak → final', `${mb(server.idleRss)} → ${mb(server.peakRss)} → ${mb(server.finalRss)} MB (peak in window ${mb(server.windowPeakRss)} MB)`)
+  row(
+    'server RSS idle → peak → final',
+    `${mb(server.idleRss)} → ${mb(server.peakRss)} → ${mb(server.finalRss)} MB (peak in window ${mb(server.windowPeakRss)} MB)`,
+  )
   row('server CPU in window', `${fmt(server.windowCpuPercent, 0)} % of one core`)
   row('server event-loop delay in window', `worst second p99 ${fmt(server.windowLoopDelayP99Ms)} ms, max ${fmt(server.windowLoopDelayMaxMs)} ms`)
   window.forEach((r, w) => {
-    row(`client process ${w} (${thousands(r.clients)} sockets)`, `RSS ${mb(r.rssFinal)} MB (peak ${mb(r.rssPeak)}), CPU ${fmt((r.cpuMs / r.windowMs) * 100, 0)} %, loop delay p99 ${fmt(r.loopDelayP99Ms)} ms, max ${fmt(r.loopDelayMaxMs)} ms`)
+    row(
+      `client process ${w} (${thousands(r.clients)} sockets)`,
+      `RSS ${mb(r.rssFinal)} MB (peak ${mb(r.rssPeak)}), CPU ${fmt((r.cpuMs / r.windowMs) * 100, 0)} %, loop delay p99 ${fmt(r.loopDelayP99Ms)} ms, max ${fmt(r.loopDelayMaxMs)} ms`,
+    )
   })
   row('bench process RSS', `${mb(process.memoryUsage().rss)} MB`)
   console.log('MB = MiB. Server figures are its own one-second samples (RSS = process.memoryUsage().rss); "late or missed" counts,')
-  console.log('for every gap over 1.5 intervals between a subscriber\'s frames (the window\'s end counting as one), round(gap / interval) − 1.')
+  console.log("for every gap over 1.5 intervals between a subscriber's frames (the window's end counting as one), round(gap / interval) − 1.")
   console.log(`\ntarget late or missed < ${TARGET_LATE_PERCENT} %: ${latePercent < TARGET_LATE_PERCENT ? 'met' : 'NOT MET'} (${fmt(latePercent, 3)} %)`)
   printNotes(outcome)
   return checksOf(outcome, all)
@@ -425,13 +450,15 @@ function printNotes(outcome: Outcome) {
     if (cpu > CLIENT_CPU_WARNING || r.loopDelayP99Ms > CLIENT_LOOP_DELAY_SHARE * settings.interval) {
       notes.push(
         `client process ${w} was busy (CPU ${fmt(cpu, 0)} %, loop delay p99 ${fmt(r.loopDelayP99Ms)} ms): its own event loop may have delayed ` +
-          'arrivals, so some lateness may be the client side\'s; raise BENCH_STREAM_CLIENT_PROCS if there are cores to spare.',
+          "arrivals, so some lateness may be the client side's; raise BENCH_STREAM_CLIENT_PROCS if there are cores to spare.",
       )
     }
   })
   const cores = os.cpus().length
   if (settings.procs + 1 > cores) {
-    notes.push(`the server and ${settings.procs} client process(es) share ${cores} core(s): they compete for CPU, so the server had less than a machine of its own.`)
+    notes.push(
+      `the server and ${settings.procs} client process(es) share ${cores} core(s): they compete for CPU, so the server had less than a machine of its own.`,
+    )
   }
   const load = os.loadavg()[0] ?? 0
   if (load > cores) notes.push(`the 1-minute load average is ${fmt(load, 2)} on ${cores} core(s): other work ran alongside; rerun on a quiet machine.`)
@@ -439,7 +466,9 @@ function printNotes(outcome: Outcome) {
     notes.push(`the server may open only ${outcome.serverOpenFiles} files (soft limit), close to the ${settings.clients} sockets it must hold.`)
   }
   if (outcome.server.windowSamples < settings.seconds - 2) {
-    notes.push(`only ${outcome.server.windowSamples} server samples arrived in a ${settings.seconds} s window: the server's loop was too busy to report each second.`)
+    notes.push(
+      `only ${outcome.server.windowSamples} server samples arrived in a ${settings.seconds} s window: the server's loop was too busy to report each second.`,
+    )
   }
   if (notes.length === 0) return
   console.log('\nNotes')
@@ -508,7 +537,9 @@ try {
   await cleanup()
   if (!worked) process.exitCode = 1
 } catch (error) {
-  console.error(`\nBenchmark run failed: ${error instanceof BenchError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+  console.error(
+    `\nBenchmark run failed: ${error instanceof BenchError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+  )
   await cleanup()
   process.exitCode = 1
 }

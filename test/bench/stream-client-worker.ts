@@ -81,10 +81,7 @@ export interface WindowReport {
 
 /** What a worker tells the benchmark. */
 export type WorkerMessage =
-  | { type: 'ready' }
-  | { type: 'failed'; message: string }
-  | ({ type: 'connected' } & ConnectReport)
-  | ({ type: 'window' } & WindowReport)
+  { type: 'ready' } | { type: 'failed'; message: string } | ({ type: 'connected' } & ConnectReport) | ({ type: 'window' } & WindowReport)
 
 /** One open subscriber and what it has seen. */
 interface Client {

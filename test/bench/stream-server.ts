@@ -23,10 +23,7 @@ export interface ServerSample {
 }
 
 /** What the server tells the benchmark. */
-export type StreamServerMessage =
-  | { type: 'ready'; url: string }
-  | { type: 'failed'; message: string }
-  | ({ type: 'sample' } & ServerSample)
+export type StreamServerMessage = { type: 'ready'; url: string } | { type: 'failed'; message: string } | ({ type: 'sample' } & ServerSample)
 
 /** What the benchmark tells the server. */
 export type StreamServerControl = { type: 'stop' }
@@ -66,7 +63,6 @@ function reportEverySecond() {
     if (process.connected) send({ type: 'sample', ...sample })
   }, SAMPLE_MS).unref()
 }
-
 
 try {
   // The parent builds the environment (temp DATA_DIR, key, raised rate limit); use it as is.

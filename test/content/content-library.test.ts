@@ -19,8 +19,10 @@ describe('stored content over REST and GraphQL', () => {
   })
   afterAll(() => t.close())
 
-  const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, payload?: object) => t.app.inject({ method, url: `${BASE}${path}`, headers: t.auth, ...(payload ? { payload } : {}) })
-  const gql = async (query: string, variables?: object) => (await t.app.inject({ method: 'POST', url: '/graphql', headers: t.auth, payload: { query, variables } })).json()
+  const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, payload?: object) =>
+    t.app.inject({ method, url: `${BASE}${path}`, headers: t.auth, ...(payload ? { payload } : {}) })
+  const gql = async (query: string, variables?: object) =>
+    (await t.app.inject({ method: 'POST', url: '/graphql', headers: t.auth, payload: { query, variables } })).json()
 
   it('creates, reads, updates and deletes an item with 201/200/200/204 and 404 after', async () => {
     const created = await call('POST', '/content', lesson)
@@ -28,7 +30,13 @@ describe('stored content over REST and GraphQL', () => {
     expectRateLimitHeaders(created)
     const item = created.json()
     expect(created.headers.location).toBe(`${BASE}/content/${item.id}`)
-    expect(item).toMatchObject({ type: 'lesson', title: lesson.title, content: lesson.content, origin: 'stored', metadata: { subject: 'Mathematics', gradeLevel: '3', standards: ['3.NF.A.2'], author: 'Ms Rivera' } })
+    expect(item).toMatchObject({
+      type: 'lesson',
+      title: lesson.title,
+      content: lesson.content,
+      origin: 'stored',
+      metadata: { subject: 'Mathematics', gradeLevel: '3', standards: ['3.NF.A.2'], author: 'Ms Rivera' },
+    })
 
     const read = await call('GET', `/content/${item.id}`)
     expect(read.json()).toEqual(item)
@@ -36,7 +44,11 @@ describe('stored content over REST and GraphQL', () => {
     const updated = await call('PUT', `/content/${item.id}`, { title: 'Fractions on the number line', metadata: { gradeLevel: '4' } })
     expect(updated.statusCode).toBe(200)
     // Fields not sent stay as they were.
-    expect(updated.json()).toMatchObject({ title: 'Fractions on the number line', content: lesson.content, metadata: { subject: 'Mathematics', gradeLevel: '4', standards: ['3.NF.A.2'] } })
+    expect(updated.json()).toMatchObject({
+      title: 'Fractions on the number line',
+      content: lesson.content,
+      metadata: { subject: 'Mathematics', gradeLevel: '4', standards: ['3.NF.A.2'] },
+    })
 
     const deleted = await call('DELETE', `/content/${item.id}`)
     expect(deleted.statusCode).toBe(204)
@@ -49,12 +61,22 @@ describe('stored content over REST and GraphQL', () => {
 
   it('validates the content object by type and never half-writes', async () => {
     expectError(await call('POST', '/content', { ...lesson, content: { sections: [] } }), 400, 'INVALID_REQUEST', 'content.sections')
-    expectError(await call('POST', '/content', { ...lesson, content: { sections: [{ title: 'x', content: 'y' }] } }), 400, 'INVALID_REQUEST', 'content.sections[0].duration')
+    expectError(
+      await call('POST', '/content', { ...lesson, content: { sections: [{ title: 'x', content: 'y' }] } }),
+      400,
+      'INVALID_REQUEST',
+      'content.sections[0].duration',
+    )
     expectError(await call('POST', '/content', { ...lesson, type: 'poem' }), 400, 'INVALID_REQUEST', 'type')
     expectError(await call('POST', '/content', { ...lesson, title: '' }), 400, 'INVALID_REQUEST', 'title')
     expectError(await call('POST', '/content', { ...lesson, content: [1] }), 400, 'INVALID_REQUEST', 'content')
     expectError(await call('POST', '/content', { ...lesson, metadata: { standards: 'RP' } }), 400, 'INVALID_REQUEST', 'metadata.standards')
-    expectError(await call('POST', '/content', { type: 'problem-set', title: 'P', content: { problems: [{ question: 'What is 2 + 2?' }] } }), 400, 'INVALID_REQUEST', 'content.problems[0].solution.answer')
+    expectError(
+      await call('POST', '/content', { type: 'problem-set', title: 'P', content: { problems: [{ question: 'What is 2 + 2?' }] } }),
+      400,
+      'INVALID_REQUEST',
+      'content.problems[0].solution.answer',
+    )
     const before = (await call('GET', '/content?limit=100')).json().total
     const item = (await call('POST', '/content', lesson)).json()
     expectError(await call('PUT', `/content/${item.id}`, { content: { sections: 'none' } }), 400, 'INVALID_REQUEST', 'content.sections')
@@ -66,7 +88,12 @@ describe('stored content over REST and GraphQL', () => {
   it('filters by subject, gradeLevel and type and pages with defaults 1 and 20, at most 100', async () => {
     const subject = `Science ${randomUUID()}`
     for (let i = 0; i < 23; i++) {
-      await call('POST', '/content', { type: i % 2 ? 'article' : 'activity', title: `Item ${i}`, content: { text: `Body ${i}` }, metadata: { subject, gradeLevel: i < 20 ? '5' : '6' } })
+      await call('POST', '/content', {
+        type: i % 2 ? 'article' : 'activity',
+        title: `Item ${i}`,
+        content: { text: `Body ${i}` },
+        metadata: { subject, gradeLevel: i < 20 ? '5' : '6' },
+      })
     }
     const first = (await call('GET', `/content?subject=${encodeURIComponent(subject)}`)).json()
     expect(first).toMatchObject({ page: 1, limit: 20, total: 23 })
@@ -84,10 +111,21 @@ describe('stored content over REST and GraphQL', () => {
   it('serves the same library over GraphQL with the same rules', async () => {
     const created = await gql(
       'mutation($input: CreateContentInput!) { createContent(input: $input) { id type title metadata { subject gradeLevel standards extra } origin } }',
-      { input: { type: 'worksheet', title: 'Ratio tables', content: { text: 'Complete the table.' }, metadata: { subject: 'Math', gradeLevel: '6', standards: ['6.RP.A.3'], extra: { pages: 2 } } } },
+      {
+        input: {
+          type: 'worksheet',
+          title: 'Ratio tables',
+          content: { text: 'Complete the table.' },
+          metadata: { subject: 'Math', gradeLevel: '6', standards: ['6.RP.A.3'], extra: { pages: 2 } },
+        },
+      },
     )
     const item = created.data.createContent
-    expect(item).toMatchObject({ type: 'worksheet', origin: 'stored', metadata: { subject: 'Math', gradeLevel: '6', standards: ['6.RP.A.3'], extra: { pages: 2 } } })
+    expect(item).toMatchObject({
+      type: 'worksheet',
+      origin: 'stored',
+      metadata: { subject: 'Math', gradeLevel: '6', standards: ['6.RP.A.3'], extra: { pages: 2 } },
+    })
     const rest = (await call('GET', `/content/${item.id}`)).json()
     expect(rest.metadata).toEqual({ subject: 'Math', gradeLevel: '6', standards: ['6.RP.A.3'], pages: 2 })
     const updated = await gql('mutation($id: ID!) { updateContent(id: $id, input: { title: "Ratio tables 2" }) { title } }', { id: item.id })

@@ -64,9 +64,19 @@ describe('content rate limits by credential tier', () => {
   })
 
   it("counts every access token of an OAuth client in the client's one bucket", async () => {
-    const { clientId, clientSecret } = await t.credentials!.createClient({ name: `c ${randomUUID()}`, scopes: ['content:read'], tier: 'enterprise', rateLimitPerHour: 2 })
+    const { clientId, clientSecret } = await t.credentials!.createClient({
+      name: `c ${randomUUID()}`,
+      scopes: ['content:read'],
+      tier: 'enterprise',
+      rateLimitPerHour: 2,
+    })
     const token = async () => {
-      const res = await t.app.inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `grant_type=client_credentials&client_id=${clientId}&client_secret=${clientSecret}` })
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `grant_type=client_credentials&client_id=${clientId}&client_secret=${clientSecret}`,
+      })
       return { authorization: `Bearer ${res.json().access_token}` }
     }
     const first = await get(await token())

@@ -23,7 +23,8 @@ describe('content webhooks', () => {
   })
   afterAll(() => t.close())
 
-  const call = (method: 'GET' | 'POST' | 'DELETE', path: string, payload?: object, headers: Record<string, string> = t.auth) => t.app.inject({ method, url: `${BASE}${path}`, headers, ...(payload ? { payload } : {}) })
+  const call = (method: 'GET' | 'POST' | 'DELETE', path: string, payload?: object, headers: Record<string, string> = t.auth) =>
+    t.app.inject({ method, url: `${BASE}${path}`, headers, ...(payload ? { payload } : {}) })
 
   it('delivers content.generated and analytics.updated signed, at most one analytics notice a minute per item', async () => {
     const receiver = await startReceiver()
@@ -44,8 +45,15 @@ describe('content webhooks', () => {
       expect((await call('POST', '/events', { events: [event('c')] })).json().recorded).toBe(1)
 
       await receiver.waitFor(2)
-      const log = async () => (await call('GET', `/webhooks/${webhook.id}/deliveries`)).json().items.map((d: { event: string; status: string }) => [d.event, d.status]).sort()
-      await expect.poll(log, { timeout: 8000, interval: 100 }).toEqual([['analytics.updated', 'delivered'], ['content.generated', 'delivered']])
+      const log = async () =>
+        (await call('GET', `/webhooks/${webhook.id}/deliveries`))
+          .json()
+          .items.map((d: { event: string; status: string }) => [d.event, d.status])
+          .sort()
+      await expect.poll(log, { timeout: 8000, interval: 100 }).toEqual([
+        ['analytics.updated', 'delivered'],
+        ['content.generated', 'delivered'],
+      ])
       expect(receiver.received).toHaveLength(2)
       for (const hook of receiver.received) {
         expect(verifyDelivery(hook, SECRET)).toBe(true)
@@ -64,7 +72,12 @@ describe('content webhooks', () => {
   it('refuses bad subscriptions naming the field, and answers 404 for unknown ids', async () => {
     expectError(await call('POST', '/webhooks', { url: 'not a url', events: ['content.generated'], secret: SECRET }), 400, 'INVALID_REQUEST', 'url')
     expectError(await call('POST', '/webhooks', { url: 'http://127.0.0.1:9/x', events: ['content.deleted'], secret: SECRET }), 400, 'INVALID_REQUEST')
-    expectError(await call('POST', '/webhooks', { url: 'http://127.0.0.1:9/x', events: ['content.generated'], secret: 'short' }), 400, 'INVALID_REQUEST', 'secret')
+    expectError(
+      await call('POST', '/webhooks', { url: 'http://127.0.0.1:9/x', events: ['content.generated'], secret: 'short' }),
+      400,
+      'INVALID_REQUEST',
+      'secret',
+    )
     expectError(await call('POST', '/webhooks', { url: 'http://127.0.0.1:9/x', events: ['content.generated'] }), 400, 'INVALID_REQUEST', 'secret')
     expectError(await call('GET', `/webhooks/${randomUUID()}`), 404, 'NOT_FOUND', 'webhookId')
     expectError(await call('GET', `/webhooks/${randomUUID()}/deliveries`), 404, 'NOT_FOUND', 'webhookId')

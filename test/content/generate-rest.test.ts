@@ -11,10 +11,19 @@ describe('content generators over REST', () => {
   })
   afterAll(() => t.close())
 
-  const post = (path: string, payload: object, headers: Record<string, string> = t.auth) => t.app.inject({ method: 'POST', url: `${BASE}${path}`, headers, payload })
+  const post = (path: string, payload: object, headers: Record<string, string> = t.auth) =>
+    t.app.inject({ method: 'POST', url: `${BASE}${path}`, headers, payload })
 
   it('generates verified short-answer problems with hints and steps, stored under the returned id', async () => {
-    const res = await post('/generate/problems', { topic: 'adding fractions', difficulty: 2, count: 5, includeHints: true, includeSolutions: true, format: 'short-answer', seed: 7 })
+    const res = await post('/generate/problems', {
+      topic: 'adding fractions',
+      difficulty: 2,
+      count: 5,
+      includeHints: true,
+      includeSolutions: true,
+      format: 'short-answer',
+      seed: 7,
+    })
     expect(res.statusCode, res.body).toBe(201)
     expectRateLimitHeaders(res)
     const set = res.json()
@@ -55,7 +64,18 @@ describe('content generators over REST', () => {
   it('refuses a topic outside the families with the supported topics listed', async () => {
     const res = await post('/generate/problems', { topic: 'the French revolution' })
     const error = expectError(res, 400, 'INVALID_REQUEST', 'topic')
-    for (const family of ['fraction-arithmetic', 'percentages', 'ratios', 'linear-equations', 'systems-of-equations', 'area-and-perimeter', 'unit-conversion', 'probability', 'decimal-arithmetic', 'whole-number-arithmetic']) {
+    for (const family of [
+      'fraction-arithmetic',
+      'percentages',
+      'ratios',
+      'linear-equations',
+      'systems-of-equations',
+      'area-and-perimeter',
+      'unit-conversion',
+      'probability',
+      'decimal-arithmetic',
+      'whole-number-arithmetic',
+    ]) {
       expect(error.details.reason).toContain(family)
     }
     const topics = await t.app.inject({ method: 'GET', url: `${BASE}/topics`, headers: t.auth })
@@ -69,7 +89,12 @@ describe('content generators over REST', () => {
     expectError(await post('/generate/problems', { topic: 'ratios', format: 'essay' }), 400, 'INVALID_REQUEST', 'format')
     expectError(await post('/generate/problems', {}), 400, 'INVALID_REQUEST', 'topic')
     expectError(await post('/generate/problems', { topic: 'ratios', colour: 'red' }), 400, 'INVALID_REQUEST', 'colour')
-    expectError(await post('/generate/lesson', { subject: 'Math', topic: 'ratios', gradeLevel: '6', objectives: ['Understand ratios'] }), 400, 'INVALID_REQUEST', 'objectives[0]')
+    expectError(
+      await post('/generate/lesson', { subject: 'Math', topic: 'ratios', gradeLevel: '6', objectives: ['Understand ratios'] }),
+      400,
+      'INVALID_REQUEST',
+      'objectives[0]',
+    )
     expectError(await post('/generate/lesson', { subject: 'Math', topic: 'ratios', gradeLevel: '6', duration: 5 }), 400, 'INVALID_REQUEST', 'duration')
     expectError(await post('/generate/assessment', { topic: 'ratios', questionTypes: ['true-false'] }), 400, 'INVALID_REQUEST', 'questionTypes[0]')
     expectError(await post('/generate/assessment', { topic: 'ratios', questionCount: 51 }), 400, 'INVALID_REQUEST', 'questionCount')
@@ -77,12 +102,27 @@ describe('content generators over REST', () => {
 
   it('builds a 5E lesson whose sections add up to the duration, with a measured reading level', async () => {
     const res = await post('/generate/lesson', {
-      subject: 'Mathematics', topic: 'ratios and rates', gradeLevel: '6', duration: 50, includeAssessment: true, differentiation: true,
-      objectives: ['Solve unit rate problems', 'Explain how equivalent ratios are made'], standards: ['6.RP.A.2', '6.RP.A.3'], seed: 11,
+      subject: 'Mathematics',
+      topic: 'ratios and rates',
+      gradeLevel: '6',
+      duration: 50,
+      includeAssessment: true,
+      differentiation: true,
+      objectives: ['Solve unit rate problems', 'Explain how equivalent ratios are made'],
+      standards: ['6.RP.A.2', '6.RP.A.3'],
+      seed: 11,
     })
     expect(res.statusCode, res.body).toBe(201)
     const lesson = res.json()
-    expect(lesson.sections.map((s: { type: string }) => s.type)).toEqual(['introduction', 'exploration', 'explanation', 'elaboration', 'support', 'extension', 'evaluation'])
+    expect(lesson.sections.map((s: { type: string }) => s.type)).toEqual([
+      'introduction',
+      'exploration',
+      'explanation',
+      'elaboration',
+      'support',
+      'extension',
+      'evaluation',
+    ])
     expect(lesson.sections.reduce((s: number, x: { duration: number }) => s + x.duration, 0)).toBe(50)
     expect(lesson.metadata.estimatedTime).toBe(50)
     expect(lesson.standards).toEqual(['6.RP.A.2', '6.RP.A.3'])
@@ -104,7 +144,15 @@ describe('content generators over REST', () => {
   })
 
   it('builds an assessment whose points sum to totalPoints, with a rubric and a time from the item counts', async () => {
-    const res = await post('/generate/assessment', { topic: 'area of triangles', questionTypes: ['multiple-choice', 'short-answer', 'essay'], questionCount: 6, difficulty: 3, standards: ['6.G.A.1'], includeRubric: true, seed: 5 })
+    const res = await post('/generate/assessment', {
+      topic: 'area of triangles',
+      questionTypes: ['multiple-choice', 'short-answer', 'essay'],
+      questionCount: 6,
+      difficulty: 3,
+      standards: ['6.G.A.1'],
+      includeRubric: true,
+      seed: 5,
+    })
     expect(res.statusCode, res.body).toBe(201)
     const a = res.json()
     expect(a.questions.map((q: { type: string }) => q.type)).toEqual(['multiple-choice', 'short-answer', 'essay', 'multiple-choice', 'short-answer', 'essay'])

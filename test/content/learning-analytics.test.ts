@@ -8,7 +8,14 @@ const RANGE = '2026-11-01T00:00:00Z/2026-11-15T00:00:00Z'
 
 /** A lesson's learner events, with the figures worked out by hand in the test below. */
 function fixture(contentId: string) {
-  const e = (studentId: string, verb: string, timestamp: string, result: Record<string, unknown> = {}) => ({ id: randomUUID(), studentId, contentId, verb, timestamp, ...result })
+  const e = (studentId: string, verb: string, timestamp: string, result: Record<string, unknown> = {}) => ({
+    id: randomUUID(),
+    studentId,
+    contentId,
+    verb,
+    timestamp,
+    ...result,
+  })
   return [
     // A: three days (returns), interacts, completes, pre 0.4 → post 0.8, delayed 0.6, rates 4; 600 s.
     e('A', 'viewed', '2026-11-02T10:00:00Z', { durationSeconds: 60 }),
@@ -46,7 +53,8 @@ describe('learner events and content analytics', () => {
   })
   afterAll(() => t.close())
 
-  const call = (method: 'GET' | 'POST' | 'DELETE', path: string, payload?: object, headers: Record<string, string> = t.auth) => t.app.inject({ method, url: `${BASE}${path}`, headers, ...(payload ? { payload } : {}) })
+  const call = (method: 'GET' | 'POST' | 'DELETE', path: string, payload?: object, headers: Record<string, string> = t.auth) =>
+    t.app.inject({ method, url: `${BASE}${path}`, headers, ...(payload ? { payload } : {}) })
 
   it('records a batch once, whatever the number of times it is sent, and computes every figure from it', async () => {
     const events = fixture(contentId)
@@ -75,16 +83,29 @@ describe('learner events and content analytics', () => {
   it('takes presets, ISO 8601 intervals with durations and start,end pairs, and selects blocks', async () => {
     const get = async (query: string) => (await call('GET', `/analytics/${contentId}?${query}`)).json()
     const usage = { totalStudents: 3, activeStudents: 2, completedStudents: 2 }
-    expect(await get(`timeRange=2026-11-01/P14D&metrics=usage`)).toEqual({ contentId, timeRange: { start: '2026-11-01T00:00:00.000Z', end: '2026-11-15T00:00:00.000Z' }, usage })
+    expect(await get(`timeRange=2026-11-01/P14D&metrics=usage`)).toEqual({
+      contentId,
+      timeRange: { start: '2026-11-01T00:00:00.000Z', end: '2026-11-15T00:00:00.000Z' },
+      usage,
+    })
     expect((await get(`timeRange=P2W/2026-11-15T00:00:00Z&metrics=usage`)).usage).toEqual(usage)
-    expect((await get(`timeRange=${encodeURIComponent('2026-11-01T00:00:00Z,2026-11-15T00:00:00Z')}&metrics=usage,engagement`))).toMatchObject({ usage, engagement: { views: 5 } })
+    expect(await get(`timeRange=${encodeURIComponent('2026-11-01T00:00:00Z,2026-11-15T00:00:00Z')}&metrics=usage,engagement`)).toMatchObject({
+      usage,
+      engagement: { views: 5 },
+    })
     expect(Object.keys(await get('metrics=engagement, usage'))).toEqual(['contentId', 'timeRange', 'engagement', 'usage'])
     // `all` runs from the first event (D's, 30 Oct) to now and counts D too.
     const all = await get('timeRange=all&metrics=usage')
     expect(all.timeRange.start).toBe('2026-10-30T12:00:00.000Z')
     expect(all.usage).toMatchObject({ totalStudents: 4, completedStudents: 3 })
     // The default (30d) and an early range with no events: zeros, not errors.
-    expect((await get('timeRange=2026-01-01/P7D')).engagement).toEqual({ views: 0, completionRate: 0, averageTimeOnContent: 0, interactionRate: 0, returnRate: 0 })
+    expect((await get('timeRange=2026-01-01/P7D')).engagement).toEqual({
+      views: 0,
+      completionRate: 0,
+      averageTimeOnContent: 0,
+      interactionRate: 0,
+      returnRate: 0,
+    })
     expect((await call('GET', `/analytics/${contentId}`)).statusCode).toBe(200)
   })
 
@@ -132,14 +153,16 @@ describe('learner events and content analytics', () => {
   })
 
   it('records events and reads analytics over GraphQL with the same rules', async () => {
-    const gql = async (query: string, variables: object) => (await t.app.inject({ method: 'POST', url: '/graphql', headers: t.auth, payload: { query, variables } })).json()
+    const gql = async (query: string, variables: object) =>
+      (await t.app.inject({ method: 'POST', url: '/graphql', headers: t.auth, payload: { query, variables } })).json()
     const record = 'mutation($events: [LearningEventInput!]!) { recordLearningEvents(events: $events) { received recorded duplicates } }'
     const event = { id: randomUUID(), studentId: 'G', contentId, verb: 'rated', timestamp: '2026-11-21T10:00:00Z', rating: 2 }
     expect((await gql(record, { events: [event] })).data.recordLearningEvents).toEqual({ received: 1, recorded: 1, duplicates: 0 })
     expect((await gql(record, { events: [event] })).data.recordLearningEvents).toEqual({ received: 1, recorded: 0, duplicates: 1 })
     const bad = await gql(record, { events: [{ ...event, id: randomUUID(), rating: 9 }] })
     expect(bad.errors[0].extensions).toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'events[0].rating' } })
-    const read = 'query($id: ID!, $range: String, $metrics: String) { contentAnalytics(contentId: $id, timeRange: $range, metrics: $metrics) { contentId timeRange { start end } engagement { views } effectiveness { satisfactionScore ratings } usage { totalStudents } } }'
+    const read =
+      'query($id: ID!, $range: String, $metrics: String) { contentAnalytics(contentId: $id, timeRange: $range, metrics: $metrics) { contentId timeRange { start end } engagement { views } effectiveness { satisfactionScore ratings } usage { totalStudents } } }'
     const res = await gql(read, { id: contentId, range: '2026-11-21/P1D', metrics: 'effectiveness,usage' })
     expect(res.data.contentAnalytics).toEqual({
       contentId,

@@ -15,14 +15,21 @@ function reverify(question: string, answer: string): boolean {
   const q = n(question)
   let m: RegExpExecArray | null
   if ((m = /^Solve the system: (.+?) = (.+?) and (.+?) = (.+?)\. Give/.exec(q))) {
-    const [x, y] = answer.replace(/[()]/g, '').split(', ').map((v) => Number(n(v)))
+    const [x, y] = answer
+      .replace(/[()]/g, '')
+      .split(', ')
+      .map((v) => Number(n(v)))
     const lin = (e: string) => e.replace(/(\d)([xy])/g, '$1*$2')
     const scope = { x, y }
     return math.evaluate(`${lin(m[1]!)} == ${m[2]}`, scope) && math.evaluate(`${lin(m[3]!)} == ${m[4]}`, scope)
   }
   if ((m = /^Solve for x: (.+) = (.+)$/.exec(q))) {
     const x = f.evaluate(n(answer.replace('x = ', '')))
-    const lin = (e: string) => e.replace(/(\d)x/g, '$1*x').replace(/(\d|\))\(/g, '$1*(').replace(/^-x/, '-1*x')
+    const lin = (e: string) =>
+      e
+        .replace(/(\d)x/g, '$1*x')
+        .replace(/(\d|\))\(/g, '$1*(')
+        .replace(/^-x/, '-1*x')
     return f.equal(f.evaluate(lin(m[1]!), { x }), f.evaluate(lin(m[2]!), { x })) as boolean
   }
   if ((m = /^Calculate (\d+\/\d+) ([-+*/]) (\d+\/\d+)\./.exec(q))) return simplest(answer) && eq(`(${m[1]}) ${m[2]} (${m[3]})`, answer)
@@ -36,16 +43,19 @@ function reverify(question: string, answer: string): boolean {
     const [a, b] = answer.split(':')
     return eq(`${m[1]} / ${m[2]}`, `${a} / ${b}`) && Number(math.gcd(Number(a), Number(b))) === 1
   }
-  if ((m = /uses (\d+) cups of flour for every (\d+) cups of milk\. How many cups of milk go with (\d+) cups/.exec(q))) return eq(`${m[2]} * ${m[3]} / ${m[1]}`, answer)
+  if ((m = /uses (\d+) cups of flour for every (\d+) cups of milk\. How many cups of milk go with (\d+) cups/.exec(q)))
+    return eq(`${m[2]} * ${m[3]} / ${m[1]}`, answer)
   if ((m = /share \$(\d+) in the ratio ([\d:]+)\./.exec(q))) {
     const parts = m[2]!.split(':').map(Number)
     const total = parts.reduce((s, p) => s + p, 0)
     return answer.split(', ').every((v, i) => eq(`${m![1]} * ${parts[i]} / ${total}`, v)) && answer.split(', ').length === parts.length
   }
   if ((m = /cycles (\d+) km in (\d+) hours/.exec(q))) return eq(`${m[1]} / ${m[2]}`, answer)
-  if ((m = /rectangle is (\d+) \S+ long and (\d+) \S+ wide\. What is its (perimeter|area)/.exec(q))) return eq(m[3] === 'area' ? `${m[1]} * ${m[2]}` : `2 * ${m[1]} + 2 * ${m[2]}`, answer.split(' ')[0])
+  if ((m = /rectangle is (\d+) \S+ long and (\d+) \S+ wide\. What is its (perimeter|area)/.exec(q)))
+    return eq(m[3] === 'area' ? `${m[1]} * ${m[2]}` : `2 * ${m[1]} + 2 * ${m[2]}`, answer.split(' ')[0])
   if ((m = /triangle has a base of (\d+) \S+ and a height of (\d+)/.exec(q))) return eq(`${m[1]} * ${m[2]} / 2`, answer.split(' ')[0])
-  if ((m = /a (\d+) \S+ by (\d+) \S+ rectangle with a (\d+) \S+ by (\d+) \S+ rectangle removed/.exec(q))) return eq(`${m[1]} * ${m[2]} - ${m[3]} * ${m[4]}`, answer.split(' ')[0])
+  if ((m = /a (\d+) \S+ by (\d+) \S+ rectangle with a (\d+) \S+ by (\d+) \S+ rectangle removed/.exec(q)))
+    return eq(`${m[1]} * ${m[2]} - ${m[3]} * ${m[4]}`, answer.split(' ')[0])
   if ((m = /parallel sides of (\d+) \S+ and (\d+) \S+ and a height of (\d+)/.exec(q))) return eq(`(${m[1]} + ${m[2]}) * ${m[3]} / 2`, answer.split(' ')[0])
   if ((m = /^Convert ([\d.]+) (\S+) to (\S+)\.$/.exec(q))) {
     const unit = (u: string) => ({ hours: 'hour', minutes: 'minute', 'm²': 'm^2', 'cm²': 'cm^2', 'mm²': 'mm^2', 'km²': 'km^2' })[u] ?? u
@@ -53,11 +63,22 @@ function reverify(question: string, answer: string): boolean {
     return Math.abs(value - Number(answer.split(' ')[0])) < 1e-9 * Math.max(1, value)
   }
   if ((m = /rolled once\. What is the probability of rolling (.+?)\?/.exec(q))) {
-    const tests: Record<string, (k: number) => boolean> = { 'an even number': (k) => k % 2 === 0, 'a number greater than 4': (k) => k > 4, 'a multiple of 3': (k) => k % 3 === 0, 'a number less than 3': (k) => k < 3, 'a prime number': (k) => k === 2 || k === 3 || k === 5 }
+    const tests: Record<string, (k: number) => boolean> = {
+      'an even number': (k) => k % 2 === 0,
+      'a number greater than 4': (k) => k > 4,
+      'a multiple of 3': (k) => k % 3 === 0,
+      'a number less than 3': (k) => k < 3,
+      'a prime number': (k) => k === 2 || k === 3 || k === 5,
+    }
     return simplest(answer) && eq(`${[1, 2, 3, 4, 5, 6].filter(tests[m[1]!]!).length} / 6`, answer)
   }
   if ((m = /A bag holds (.+?) marbles\. One marble is drawn at random\. What is the probability that it is (not )?(\w+)\?/.exec(q))) {
-    const counts = Object.fromEntries(m[1]!.split(', ').map((s) => s.split(' ')).map(([c, colour]) => [colour!, Number(c)]))
+    const counts = Object.fromEntries(
+      m[1]!
+        .split(', ')
+        .map((s) => s.split(' '))
+        .map(([c, colour]) => [colour!, Number(c)]),
+    )
     const total = Object.values(counts).reduce((s, c) => s + c, 0)
     const hits = m[2] ? total - counts[m[3]!]! : counts[m[3]!]!
     return simplest(answer) && eq(`${hits} / ${total}`, answer)
@@ -74,7 +95,18 @@ function reverify(question: string, answer: string): boolean {
   throw new Error(`No independent check for: ${question}`)
 }
 
-const TOPICS = ['whole numbers', 'decimals', 'fractions', 'percentages', 'ratios', 'linear equations', 'systems of equations', 'area and perimeter', 'unit conversion', 'probability']
+const TOPICS = [
+  'whole numbers',
+  'decimals',
+  'fractions',
+  'percentages',
+  'ratios',
+  'linear equations',
+  'systems of equations',
+  'area and perimeter',
+  'unit conversion',
+  'probability',
+]
 
 describe('1,000 generated problems, re-verified independently', () => {
   let t: TestTessera
@@ -88,7 +120,12 @@ describe('1,000 generated problems, re-verified independently', () => {
     const wrong: string[] = []
     for (const topic of TOPICS) {
       for (let difficulty = 1; difficulty <= 5; difficulty++) {
-        const res = await t.app.inject({ method: 'POST', url: '/v1/content-ai/generate/problems', headers: t.auth, payload: { topic, difficulty, count: 20, seed: difficulty * 101 } })
+        const res = await t.app.inject({
+          method: 'POST',
+          url: '/v1/content-ai/generate/problems',
+          headers: t.auth,
+          payload: { topic, difficulty, count: 20, seed: difficulty * 101 },
+        })
         expect(res.statusCode, res.body).toBe(201)
         for (const p of res.json().problems as Array<{ question: string; solution: { answer: string } }>) {
           checked++

@@ -9,7 +9,11 @@ type Mode = 'ok' | 'wrong-answers' | 'http-error' | 'not-json' | 'bad-schema'
 /** A small server that speaks the OpenAI chat-completions protocol, as llama.cpp or vLLM do. */
 function createChatServer() {
   let mode: Mode = 'ok'
-  const requests: Array<{ path: string; authorization?: string; body: { model: string; response_format?: unknown; messages: Array<{ role: string; content: string }> } }> = []
+  const requests: Array<{
+    path: string
+    authorization?: string
+    body: { model: string; response_format?: unknown; messages: Array<{ role: string; content: string }> }
+  }> = []
   const read = async (req: IncomingMessage) => {
     let data = ''
     for await (const chunk of req) data += chunk
@@ -36,7 +40,12 @@ function createChatServer() {
         objectives: ['Explain how plants use light to make sugar.', 'Understand photosynthesis.'],
         sections: [
           { type: 'introduction', title: 'Engage', content: 'Show a plant kept in the dark next to one kept in the light. Ask what changed.', duration: 5 },
-          { type: 'explanation', title: 'Explain', content: 'Plants take in water and carbon dioxide. Light gives the energy to make sugar and oxygen.', duration: 20 },
+          {
+            type: 'explanation',
+            title: 'Explain',
+            content: 'Plants take in water and carbon dioxide. Light gives the energy to make sugar and oxygen.',
+            duration: 20,
+          },
           { type: 'evaluation', title: 'Evaluate', content: 'Students draw the inputs and outputs of a leaf.', duration: 5 },
         ],
       }
@@ -51,8 +60,15 @@ function createChatServer() {
       return
     }
     const user = body.messages.find((m: { role: string }) => m.role === 'user')?.content ?? ''
-    const content = mode === 'not-json' ? 'Sure! Here are some problems.' : JSON.stringify(mode === 'bad-schema' ? { problems: [{ question: 'No answer' }] } : answer(user))
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] }))
+    const content =
+      mode === 'not-json' ? 'Sure! Here are some problems.' : JSON.stringify(mode === 'bad-schema' ? { problems: [{ question: 'No answer' }] } : answer(user))
+    res.writeHead(200, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        id: 'chatcmpl-1',
+        object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+      }),
+    )
   })
   return {
     requests,
@@ -73,7 +89,10 @@ describe('the OpenAI-compatible provider engine', () => {
   let strict: TestTessera
   beforeAll(async () => {
     const url = await chat.listen()
-    withFallback = await build({ services: ['content'], env: { CONTENT_PROVIDER_URL: url, CONTENT_PROVIDER_MODEL: 'llama-test', CONTENT_PROVIDER_API_KEY: 'sk-local-test', CONTENT_PROVIDER_TIMEOUT_MS: '2000' } })
+    withFallback = await build({
+      services: ['content'],
+      env: { CONTENT_PROVIDER_URL: url, CONTENT_PROVIDER_MODEL: 'llama-test', CONTENT_PROVIDER_API_KEY: 'sk-local-test', CONTENT_PROVIDER_TIMEOUT_MS: '2000' },
+    })
     strict = await build({ services: ['content'], env: { CONTENT_PROVIDER_URL: url, CONTENT_PROVIDER_FALLBACK: 'none', CONTENT_PROVIDER_TIMEOUT_MS: '2000' } })
   })
   afterAll(async () => {
@@ -130,7 +149,14 @@ describe('the OpenAI-compatible provider engine', () => {
     const strictRes = await post(strict, '/generate/problems', { topic: 'fractions' })
     const error = expectError(strictRes, 503, 'SERVICE_UNAVAILABLE')
     expect(error.message).toMatch(/HTTP 500/)
-    const graph = (await strict.app.inject({ method: 'POST', url: '/graphql', headers: strict.auth, payload: { query: 'mutation { generateProblems(input: { topic: "fractions" }) { id } }' } })).json()
+    const graph = (
+      await strict.app.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: strict.auth,
+        payload: { query: 'mutation { generateProblems(input: { topic: "fractions" }) { id } }' },
+      })
+    ).json()
     expect(graph.errors[0].extensions.code).toBe('SERVICE_UNAVAILABLE')
   })
 })

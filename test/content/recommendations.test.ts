@@ -25,7 +25,14 @@ describe('mastery-based recommendations', () => {
 
   const call = (method: 'POST', path: string, payload: object) => t.app.inject({ method, url: `${BASE}${path}`, headers: t.auth, payload })
   const results = (studentId: string, contentId: string, scores: number[]) =>
-    scores.map((score, i) => ({ id: randomUUID(), studentId, contentId, verb: 'answered', score, timestamp: new Date(Date.UTC(2026, 10, 2, 10, i)).toISOString() }))
+    scores.map((score, i) => ({
+      id: randomUUID(),
+      studentId,
+      contentId,
+      verb: 'answered',
+      score,
+      timestamp: new Date(Date.UTC(2026, 10, 2, 10, i)).toISOString(),
+    }))
   const names = (list: Array<{ contentId: string }>) => list.map((r) => Object.keys(ids).find((k) => ids[k] === r.contentId))
 
   it('points a struggling student to easier work on the topic and its prerequisites, citing the Elo estimate', async () => {
@@ -38,21 +45,32 @@ describe('mastery-based recommendations', () => {
     expect(names(body.recommendations)).toEqual(['fractionsEasy', 'fractionsHard', 'fractionsLong', 'wholeNumbers'])
     const [easy, , long] = body.recommendations
     expect(easy).toMatchObject({ title: 'Practice: adding fractions', type: 'problem-set', difficulty: 2, estimatedTime: 10 })
-    expect(easy.reason).toBe('On fraction-arithmetic: mastery 0.384 from 2 recorded results; difficulty 2 against a target of 2.4; 10 min fits the 15 available.')
+    expect(easy.reason).toBe(
+      'On fraction-arithmetic: mastery 0.384 from 2 recorded results; difficulty 2 against a target of 2.4; 10 min fits the 15 available.',
+    )
     expect(long.estimatedTime).toBe(40)
     expect(long.reason).toContain('more than the 15 available')
     expect(easy.relevance).toBeGreaterThan(long.relevance)
-    expect(body.recommendations.find((r: { contentId: string }) => r.contentId === ids.wholeNumbers).reason).toContain('Prerequisite whole-number-arithmetic of fraction-arithmetic')
+    expect(body.recommendations.find((r: { contentId: string }) => r.contentId === ids.wholeNumbers).reason).toContain(
+      'Prerequisite whole-number-arithmetic of fraction-arithmetic',
+    )
   })
 
   it('moves a student who has mastered the topic to harder work and the next topic, leaving out what they completed', async () => {
-    await call('POST', '/events', { events: [...results('strong', ids.fractionsHard!, Array(10).fill(1)), { id: randomUUID(), studentId: 'strong', contentId: ids.fractionsLong, verb: 'completed', timestamp: '2026-11-03T10:00:00Z' }] })
+    await call('POST', '/events', {
+      events: [
+        ...results('strong', ids.fractionsHard!, Array(10).fill(1)),
+        { id: randomUUID(), studentId: 'strong', contentId: ids.fractionsLong, verb: 'completed', timestamp: '2026-11-03T10:00:00Z' },
+      ],
+    })
     const body = (await call('POST', '/recommendations', { studentId: 'strong', currentTopic: 'adding fractions', limit: 3 })).json()
     expect(body.mastery).toEqual([{ topic: 'fraction-arithmetic', mastery: 0.839, results: 10 }])
     // A next topic is pitched at the student's level in it (no results: 3), so probability
     // (level 3) comes before percentages (level 4), which the fourth place would show.
     expect(names(body.recommendations)).toEqual(['fractionsHard', 'probability', 'fractionsEasy'])
-    expect(body.recommendations[1].reason).toBe('Next step after fraction-arithmetic (mastery 0.839 from 10 recorded results); difficulty 3 against a target of 3; 10 min.')
+    expect(body.recommendations[1].reason).toBe(
+      'Next step after fraction-arithmetic (mastery 0.839 from 10 recorded results); difficulty 3 against a target of 3; 10 min.',
+    )
     const more = (await call('POST', '/recommendations', { studentId: 'strong', currentTopic: 'adding fractions', limit: 10 })).json()
     expect(names(more.recommendations)).toEqual(['fractionsHard', 'probability', 'fractionsEasy', 'percentages'])
   })
@@ -65,19 +83,35 @@ describe('mastery-based recommendations', () => {
   })
 
   it('answers the same over GraphQL', async () => {
-    const query = 'query($input: RecommendationsInput!) { contentRecommendations(input: $input) { mastery { topic mastery results } recommendations { contentId relevance reason } } }'
-    const gql = async (input: object) => (await t.app.inject({ method: 'POST', url: '/graphql', headers: t.auth, payload: { query, variables: { input } } })).json()
+    const query =
+      'query($input: RecommendationsInput!) { contentRecommendations(input: $input) { mastery { topic mastery results } recommendations { contentId relevance reason } } }'
+    const gql = async (input: object) =>
+      (await t.app.inject({ method: 'POST', url: '/graphql', headers: t.auth, payload: { query, variables: { input } } })).json()
     const rest = (await call('POST', '/recommendations', { studentId: 'weak', currentTopic: 'fractions', context: { timeAvailable: 15 } })).json()
     const res = await gql({ studentId: 'weak', currentTopic: 'fractions', timeAvailable: 15 })
     expect(res.data.contentRecommendations.mastery).toEqual(rest.mastery)
-    expect(res.data.contentRecommendations.recommendations).toEqual(rest.recommendations.map((r: { contentId: string; relevance: number; reason: string }) => ({ contentId: r.contentId, relevance: r.relevance, reason: r.reason })))
-    expect((await gql({ studentId: 's', currentTopic: 'fractions', limit: 0 })).errors[0].extensions).toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'limit' } })
+    expect(res.data.contentRecommendations.recommendations).toEqual(
+      rest.recommendations.map((r: { contentId: string; relevance: number; reason: string }) => ({
+        contentId: r.contentId,
+        relevance: r.relevance,
+        reason: r.reason,
+      })),
+    )
+    expect((await gql({ studentId: 's', currentTopic: 'fractions', limit: 0 })).errors[0].extensions).toMatchObject({
+      code: 'INVALID_REQUEST',
+      details: { field: 'limit' },
+    })
   })
 
   it('refuses bad requests naming the field', async () => {
     expectError(await call('POST', '/recommendations', { currentTopic: 'fractions' }), 400, 'INVALID_REQUEST', 'studentId')
     expectError(await call('POST', '/recommendations', { studentId: 's', currentTopic: ' ' }), 400, 'INVALID_REQUEST', 'currentTopic')
-    expectError(await call('POST', '/recommendations', { studentId: 's', currentTopic: 'fractions', context: { timeAvailable: 0 } }), 400, 'INVALID_REQUEST', 'context.timeAvailable')
+    expectError(
+      await call('POST', '/recommendations', { studentId: 's', currentTopic: 'fractions', context: { timeAvailable: 0 } }),
+      400,
+      'INVALID_REQUEST',
+      'context.timeAvailable',
+    )
     expectError(await call('POST', '/recommendations', { studentId: 's', currentTopic: 'fractions', limit: 50 }), 400, 'INVALID_REQUEST', 'limit')
   })
 })

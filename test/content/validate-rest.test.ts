@@ -65,9 +65,11 @@ describe('POST /validate', () => {
   })
 
   it('finds a missing alt, a skipped heading, vague link text, low contrast and a reading level above the grade', async () => {
-    const html = '<h1>Fractions</h1><h3>Practice</h3><img src="pie.png"><p style="color: #999999; background-color: #ffffff">Read carefully.</p><a href="/worksheet">click here</a>'
+    const html =
+      '<h1>Fractions</h1><h3>Practice</h3><img src="pie.png"><p style="color: #999999; background-color: #ffffff">Read carefully.</p><a href="/worksheet">click here</a>'
     const markdown = '## Extra\n\n![](number-line.png)\n\nSee [the fraction wall](wall.png).'
-    const hard = 'Consequently, the multiplicative relationship characterizing proportional quantities necessitates understanding equivalence representations systematically.'
+    const hard =
+      'Consequently, the multiplicative relationship characterizing proportional quantities necessitates understanding equivalence representations systematically.'
     const { check } = await validate({ content: { html, markdown, summary: hard }, checks: ['accessibility'], gradeLevel: '3' })
     const a11y = check('accessibility')
     const text = a11y.issues.map((i) => `${i.wcagLevel} ${i.message}`).join('\n')
@@ -92,7 +94,10 @@ describe('POST /validate', () => {
   })
 
   it('scores grammar and computes the overall score as the mean of the checks', async () => {
-    const { report, check } = await validate({ content: { text: 'This is an test. She go to school every day and and learns math.' }, checks: ['grammar', 'bias'] })
+    const { report, check } = await validate({
+      content: { text: 'This is an test. She go to school every day and and learns math.' },
+      checks: ['grammar', 'bias'],
+    })
     const grammar = check('grammar')
     expect(grammar.issues.length).toBeGreaterThanOrEqual(2)
     expect(grammar.issues.map((i) => i.suggestion).join(' ')).toMatch(/"a"/)
@@ -102,16 +107,35 @@ describe('POST /validate', () => {
   })
 
   it('passes clean, generated content with high scores', async () => {
-    const set = (await t.app.inject({ method: 'POST', url: '/v1/content-ai/generate/problems', headers: t.auth, payload: { topic: 'fractions', count: 5, difficulty: 2, seed: 9 } })).json()
+    const set = (
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/content-ai/generate/problems',
+        headers: t.auth,
+        payload: { topic: 'fractions', count: 5, difficulty: 2, seed: 9 },
+      })
+    ).json()
     const { check } = await validate({ content: set, checks: ['factual-accuracy'] })
     expect(check('factual-accuracy').issues).toEqual([])
     expect(check('factual-accuracy').notes[0]).toMatch(/^([5-9]|\d\d+) arithmetic/)
   })
 
   it('refuses an unknown check and a missing content object, naming the field', async () => {
-    expectError(await t.app.inject({ method: 'POST', url: URL, headers: t.auth, payload: { content: {}, checks: ['spelling'] } }), 400, 'INVALID_REQUEST', 'checks[0]')
+    expectError(
+      await t.app.inject({ method: 'POST', url: URL, headers: t.auth, payload: { content: {}, checks: ['spelling'] } }),
+      400,
+      'INVALID_REQUEST',
+      'checks[0]',
+    )
     expectError(await t.app.inject({ method: 'POST', url: URL, headers: t.auth, payload: { checks: ['bias'] } }), 400, 'INVALID_REQUEST', 'content')
-    const graph = (await t.app.inject({ method: 'POST', url: '/graphql', headers: t.auth, payload: { query: 'mutation { validateContent(input: { content: {}, checks: ["spelling"] }) { overallScore } }' } })).json()
+    const graph = (
+      await t.app.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: t.auth,
+        payload: { query: 'mutation { validateContent(input: { content: {}, checks: ["spelling"] }) { overallScore } }' },
+      })
+    ).json()
     expect(graph.errors[0].extensions.code).toBe('INVALID_REQUEST')
     expect(graph.errors[0].extensions.details.field).toBe('checks[0]')
   })

@@ -22,7 +22,10 @@ describe('moving rendered video files into the platform file store', () => {
     // The content migrations as they were before the move.
     before = mkdtempSync(path.join(tmpdir(), 'tessera-content-migrations-'))
     cpSync(content.dir, before, { recursive: true, filter: (src) => !src.includes(MOVE) })
-    await applyMigrations(db, sets.map((s): MigrationSet => (s === content ? { ...s, dir: before } : s)))
+    await applyMigrations(
+      db,
+      sets.map((s): MigrationSet => (s === content ? { ...s, dir: before } : s)),
+    )
   })
   afterAll(async () => {
     await db?.close()
@@ -35,11 +38,19 @@ describe('moving rendered video files into the platform file store', () => {
     const mp4 = Buffer.from(Array.from({ length: 600_000 }, (_, i) => (i * 7) % 256))
     const png = Buffer.from('89504e470d0a1a0a0000', 'hex')
     for (const item of [id, other]) {
-      await db.query(`INSERT INTO content.content_items (id, type, title, standards, body, metadata, origin, created_by) VALUES ($1, 'video', 'Ratios', '{}', '{}', '{}', 'generated', 'tester')`, [item])
+      await db.query(
+        `INSERT INTO content.content_items (id, type, title, standards, body, metadata, origin, created_by) VALUES ($1, 'video', 'Ratios', '{}', '{}', '{}', 'generated', 'tester')`,
+        [item],
+      )
     }
     const put = async (video: string, name: string, data: Buffer) => {
       for (let i = 0, chunk = 0; i < data.length || chunk === 0; i += 256 * 1024, chunk++) {
-        await db.query(`INSERT INTO content.video_files (video_id, name, chunk, data) VALUES ($1, $2, $3, decode($4, 'base64'))`, [video, name, chunk, data.subarray(i, i + 256 * 1024).toString('base64')])
+        await db.query(`INSERT INTO content.video_files (video_id, name, chunk, data) VALUES ($1, $2, $3, decode($4, 'base64'))`, [
+          video,
+          name,
+          chunk,
+          data.subarray(i, i + 256 * 1024).toString('base64'),
+        ])
       }
     }
     await put(id, 'video.mp4', mp4)
@@ -48,10 +59,16 @@ describe('moving rendered video files into the platform file store', () => {
     const [report] = (await applyMigrations(db, allMigrations(['content']))).filter((r) => r.schema === 'content')
     expect(report!.applied).toEqual([MOVE])
 
-    const [row] = await db.query<{ video_file_id: string | null; thumbnail_file_id: string | null; captions_file_id: string | null }>('SELECT video_file_id, thumbnail_file_id, captions_file_id FROM content.content_items WHERE id = $1', [id])
+    const [row] = await db.query<{ video_file_id: string | null; thumbnail_file_id: string | null; captions_file_id: string | null }>(
+      'SELECT video_file_id, thumbnail_file_id, captions_file_id FROM content.content_items WHERE id = $1',
+      [id],
+    )
     expect(row!.captions_file_id).toBeNull()
     const store = createFileStore(db)
-    for (const [fileId, bytes, type] of [[row!.video_file_id, mp4, 'video/mp4'], [row!.thumbnail_file_id, png, 'image/png']] as const) {
+    for (const [fileId, bytes, type] of [
+      [row!.video_file_id, mp4, 'video/mp4'],
+      [row!.thumbnail_file_id, png, 'image/png'],
+    ] as const) {
       const info = (await store.stat(fileId!))!
       expect(info).toMatchObject({ service: 'content', contentType: type, size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') })
       expect((await store.readAll(info)).equals(bytes)).toBe(true)

@@ -13,18 +13,34 @@ describe('video files in the platform file store', () => {
   })
   afterAll(() => t?.close())
 
-  const call = (method: 'GET' | 'HEAD' | 'DELETE', url: string, headers: Record<string, string> = {}) => t.app.inject({ method, url, headers: { ...t.auth, ...headers } })
+  const call = (method: 'GET' | 'HEAD' | 'DELETE', url: string, headers: Record<string, string> = {}) =>
+    t.app.inject({ method, url, headers: { ...t.auth, ...headers } })
   const fileIds = async (id: string) =>
-    (await t.db!.query<{ ids: string[] }>('SELECT ARRAY_REMOVE(ARRAY[video_file_id, thumbnail_file_id, captions_file_id], NULL)::text[] AS ids FROM content.content_items WHERE id = $1', [id]))[0]?.ids ?? []
+    (
+      await t.db!.query<{ ids: string[] }>(
+        'SELECT ARRAY_REMOVE(ARRAY[video_file_id, thumbnail_file_id, captions_file_id], NULL)::text[] AS ids FROM content.content_items WHERE id = $1',
+        [id],
+      )
+    )[0]?.ids ?? []
   const count = async (table: 'files' | 'file_chunks', ids: string[]) =>
-    (await t.db!.query<{ n: number }>(`SELECT count(*)::int AS n FROM platform.${table} WHERE ${table === 'files' ? 'id' : 'file_id'}::text = ANY($1::text[])`, [ids]))[0]!.n
+    (
+      await t.db!.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM platform.${table} WHERE ${table === 'files' ? 'id' : 'file_id'}::text = ANY($1::text[])`,
+        [ids],
+      )
+    )[0]!.n
 
   it('registers the files with the ready video, answers HEAD and ranges, and deletes them with the item', async () => {
-    const res = await t.app.inject({ method: 'POST', url: `${BASE}/generate/video`, headers: t.auth, payload: { topic: 'Halves', script: 'Half of ten is five.', captions: true } })
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `${BASE}/generate/video`,
+      headers: t.auth,
+      payload: { topic: 'Halves', script: 'Half of ten is five.', captions: true },
+    })
     expect(res.statusCode, res.body).toBe(202)
     let video = res.json()
     expect(await fileIds(video.id)).toEqual([])
-    for (const deadline = Date.now() + 60_000; video.status === 'processing' && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 60_000; video.status === 'processing' && Date.now() < deadline;) {
       await new Promise((resolve) => setTimeout(resolve, 250))
       video = (await call('GET', `${BASE}/videos/${video.id}`)).json()
     }
@@ -32,8 +48,15 @@ describe('video files in the platform file store', () => {
 
     const ids = await fileIds(video.id)
     expect(ids).toHaveLength(3)
-    const stored = await t.db!.query<{ service: string; content_type: string; size: string }>('SELECT service, content_type, size::text FROM platform.files WHERE id::text = ANY($1::text[]) ORDER BY content_type', [ids])
-    expect(stored.map((f) => [f.service, f.content_type])).toEqual([['content', 'image/png'], ['content', 'text/vtt; charset=utf-8'], ['content', 'video/mp4']])
+    const stored = await t.db!.query<{ service: string; content_type: string; size: string }>(
+      'SELECT service, content_type, size::text FROM platform.files WHERE id::text = ANY($1::text[]) ORDER BY content_type',
+      [ids],
+    )
+    expect(stored.map((f) => [f.service, f.content_type])).toEqual([
+      ['content', 'image/png'],
+      ['content', 'text/vtt; charset=utf-8'],
+      ['content', 'video/mp4'],
+    ])
     expect(stored.find((f) => f.content_type === 'video/mp4')!.size).toBe(String(video.metadata.size))
 
     const head = await call('HEAD', video.videoUrl)
@@ -59,7 +82,9 @@ describe('video files in the platform file store', () => {
   })
 
   it('answers 404 for the files of an item that is not a video, and deletes it', async () => {
-    const lesson = (await t.app.inject({ method: 'POST', url: `${BASE}/content`, headers: t.auth, payload: { type: 'article', title: 'Notes', content: { text: 'x' } } })).json()
+    const lesson = (
+      await t.app.inject({ method: 'POST', url: `${BASE}/content`, headers: t.auth, payload: { type: 'article', title: 'Notes', content: { text: 'x' } } })
+    ).json()
     expectError(await call('GET', `${BASE}/videos/${lesson.id}/video.mp4`), 404, 'NOT_FOUND')
     expect((await call('DELETE', `${BASE}/content/${lesson.id}`)).statusCode).toBe(204)
   })

@@ -47,9 +47,14 @@ describe('video render job and the file store', () => {
     expect((await video.getVideo(actor, id)).status).toBe('ready')
     const files = await db.query<{ content_type: string }>(`SELECT content_type FROM platform.files WHERE service = 'content' ORDER BY content_type`)
     expect(files.map((f) => f.content_type)).toEqual(['image/png', 'text/vtt; charset=utf-8', 'video/mp4'])
-    const stray = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM platform.file_chunks c WHERE NOT EXISTS (SELECT 1 FROM platform.files f WHERE f.id = c.file_id)')
+    const stray = await db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM platform.file_chunks c WHERE NOT EXISTS (SELECT 1 FROM platform.files f WHERE f.id = c.file_id)',
+    )
     expect(stray[0]!.n).toBe(0)
-    const events = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM platform.outbox WHERE service = 'content' AND aggregate_id = $1 AND payload->'data'->>'status' = 'ready'`, [id])
+    const events = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM platform.outbox WHERE service = 'content' AND aggregate_id = $1 AND payload->'data'->>'status' = 'ready'`,
+      [id],
+    )
     expect(events[0]!.n).toBe(1)
 
     const download = await video.downloadVideoFile(actor, id, 'video.mp4', 'bytes=-4')

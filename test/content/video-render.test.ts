@@ -21,13 +21,16 @@ function parseWebVtt(text: string) {
     if (!m) throw new Error(`bad timestamp ${t}`)
     return Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]) + Number(m[4]) / 1000
   }
-  return blocks.slice(1).filter((b) => b.trim()).map((block) => {
-    const [, timing, ...lines] = block.trim().split('\n')
-    const [start, end] = timing!.split(' --> ').map(seconds)
-    expect(end!).toBeGreaterThan(start!)
-    expect(lines.length).toBeGreaterThan(0)
-    return { start: start!, end: end!, text: lines.join(' ') }
-  })
+  return blocks
+    .slice(1)
+    .filter((b) => b.trim())
+    .map((block) => {
+      const [, timing, ...lines] = block.trim().split('\n')
+      const [start, end] = timing!.split(' --> ').map(seconds)
+      expect(end!).toBeGreaterThan(start!)
+      expect(lines.length).toBeGreaterThan(0)
+      return { start: start!, end: end!, text: lines.join(' ') }
+    })
 }
 
 describe('video rendering', () => {
@@ -45,7 +48,19 @@ describe('video rendering', () => {
   const get = (url: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url, headers: { ...t.auth, ...headers } })
 
   it('answers 202 processing, renders H.264 + AAC timed to the narration with WebVTT captions, and serves ranges', async () => {
-    const res = await t.app.inject({ method: 'POST', url: `${BASE}/generate/video`, headers: t.auth, payload: { topic: 'Ratios', script: SCRIPT, style: 'animated', voiceConfig: { gender: 'female', accent: 'gb', speed: 1.1 }, captions: true, language: 'en' } })
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `${BASE}/generate/video`,
+      headers: t.auth,
+      payload: {
+        topic: 'Ratios',
+        script: SCRIPT,
+        style: 'animated',
+        voiceConfig: { gender: 'female', accent: 'gb', speed: 1.1 },
+        captions: true,
+        language: 'en',
+      },
+    })
     expect(res.statusCode, res.body).toBe(202)
     const accepted = res.json()
     expect(accepted).toMatchObject({ status: 'processing', videoUrl: null, transcript: SCRIPT, duration: null })
@@ -54,12 +69,16 @@ describe('video rendering', () => {
 
     // Rendering is real work (speech, slides, encoding): poll, bounded, until it is done.
     let video = accepted
-    for (const deadline = Date.now() + 90_000; video.status === 'processing' && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 90_000; video.status === 'processing' && Date.now() < deadline;) {
       await new Promise((resolve) => setTimeout(resolve, 250))
       video = (await get(`${BASE}/videos/${accepted.id}`)).json()
     }
     expect(video.status, JSON.stringify(video)).toBe('ready')
-    expect(video).toMatchObject({ videoUrl: `${BASE}/videos/${video.id}/video.mp4`, thumbnailUrl: `${BASE}/videos/${video.id}/thumbnail.png`, captionsUrl: `${BASE}/videos/${video.id}/captions.vtt` })
+    expect(video).toMatchObject({
+      videoUrl: `${BASE}/videos/${video.id}/video.mp4`,
+      thumbnailUrl: `${BASE}/videos/${video.id}/thumbnail.png`,
+      captionsUrl: `${BASE}/videos/${video.id}/captions.vtt`,
+    })
     expect(video.metadata).toMatchObject({ resolution: '1280x720', codec: 'h264', audioCodec: 'aac' })
 
     // Probed here, independently of the service's own probe.
@@ -100,7 +119,14 @@ describe('video rendering', () => {
 
     const item = (await get(`${BASE}/content/${video.id}`)).json()
     expect(item).toMatchObject({ type: 'video', origin: 'generated', content: { status: 'ready' } })
-    const graph = (await t.app.inject({ method: 'POST', url: '/graphql', headers: t.auth, payload: { query: `{ contentVideo(id: "${video.id}") { status duration metadata { codec resolution } } }` } })).json()
+    const graph = (
+      await t.app.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: t.auth,
+        payload: { query: `{ contentVideo(id: "${video.id}") { status duration metadata { codec resolution } } }` },
+      })
+    ).json()
     expect(graph.data.contentVideo).toMatchObject({ status: 'ready', metadata: { codec: 'h264', resolution: '1280x720' } })
   })
 
@@ -113,7 +139,14 @@ describe('video rendering', () => {
     expectError(await post({ topic: 'Ratios', script: SCRIPT, language: 'es', voiceConfig: { accent: 'gb' } }), 400, 'INVALID_REQUEST', 'voiceConfig.accent')
     expectError(await post({ topic: 'Ratios', script: SCRIPT, duration: 99999 }), 400, 'INVALID_REQUEST', 'duration')
     expectError(await get(`${BASE}/videos/00000000-0000-4000-8000-000000000000`), 404, 'NOT_FOUND')
-    const graph = (await t.app.inject({ method: 'POST', url: '/graphql', headers: t.auth, payload: { query: 'mutation { generateVideo(input: { topic: "x", script: "Hello there.", style: "cartoon" }) { id } }' } })).json()
+    const graph = (
+      await t.app.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: t.auth,
+        payload: { query: 'mutation { generateVideo(input: { topic: "x", script: "Hello there.", style: "cartoon" }) { id } }' },
+      })
+    ).json()
     expect(graph.errors[0].extensions.details.field).toBe('style')
   })
 })

@@ -21,7 +21,8 @@ describe('POST /v1/quantum/circuit', () => {
   })
 
   it('samples reproducible counts with shots and a seed', async () => {
-    const run = () => t.app.inject({ method: 'POST', url: '/v1/quantum/circuit', headers: t.auth, payload: { qubits: 2, gates: ['H 0', 'CNOT 0 1'], shots: 1000, seed: 42 } })
+    const run = () =>
+      t.app.inject({ method: 'POST', url: '/v1/quantum/circuit', headers: t.auth, payload: { qubits: 2, gates: ['H 0', 'CNOT 0 1'], shots: 1000, seed: 42 } })
     const [a, b] = [(await run()).json(), (await run()).json()]
     expect(a.counts).toEqual(b.counts)
     expect(Object.values(a.counts as Record<string, number>).reduce((x, y) => x + y, 0)).toBe(1000)
@@ -31,7 +32,9 @@ describe('POST /v1/quantum/circuit', () => {
   it('returns a drawn seed when shots come without one, so the run can be repeated', async () => {
     const first = (await t.app.inject({ method: 'POST', url: '/v1/quantum/circuit', headers: t.auth, payload: { qubits: 1, gates: ['H'], shots: 500 } })).json()
     expect(Number.isInteger(first.seed)).toBe(true)
-    const again = (await t.app.inject({ method: 'POST', url: '/v1/quantum/circuit', headers: t.auth, payload: { qubits: 1, gates: ['H'], shots: 500, seed: first.seed } })).json()
+    const again = (
+      await t.app.inject({ method: 'POST', url: '/v1/quantum/circuit', headers: t.auth, payload: { qubits: 1, gates: ['H'], shots: 500, seed: first.seed } })
+    ).json()
     expect(again.counts).toEqual(first.counts)
   })
 

@@ -77,7 +77,13 @@ describe('authentication and scopes of the device gateway', () => {
 
   it('lets a devices:read key read every kind of resource', async () => {
     const alert = (await t.app.inject({ method: 'POST', url: '/v1/medical/alert', headers: t.auth, payload: validAlert })).json()
-    for (const url of ['/v1/medical/alerts', `/v1/medical/alert/${alert.alert_id}`, '/v1/quantum/gates', '/v1/aac/devices/pump-1/dwell', '/v1/aac/devices/pump-1/events']) {
+    for (const url of [
+      '/v1/medical/alerts',
+      `/v1/medical/alert/${alert.alert_id}`,
+      '/v1/quantum/gates',
+      '/v1/aac/devices/pump-1/dwell',
+      '/v1/aac/devices/pump-1/events',
+    ]) {
       const res = await t.app.inject({ method: 'GET', url, headers: bearer(readOnly) })
       expect(res.statusCode, url).toBe(200)
     }

@@ -45,12 +45,24 @@ const BODY_LIMIT = 2048
 const uuid = randomUUID()
 const anId = (route: string) => route.split(' ')[1]!.replace(/:[a-z_]+/g, (p) => (p === ':device_id' ? 'device-1' : uuid))
 
-const invalid = (route: Route, name: string, payload: unknown, field: string | RegExp): Case =>
-  ({ route, name, url: anId(route), payload, status: 400, code: 'INVALID_REQUEST', field })
-const invalidQuery = (route: Route, query: string, field: string | RegExp): Case =>
-  ({ route, name: `?${query}`, url: `${anId(route)}?${query}`, status: 400, code: 'INVALID_REQUEST', field })
-const notFound = (route: Route, name: string, url: string): Case =>
-  ({ route, name, url, status: 404, code: 'NOT_FOUND', field: 'id' })
+const invalid = (route: Route, name: string, payload: unknown, field: string | RegExp): Case => ({
+  route,
+  name,
+  url: anId(route),
+  payload,
+  status: 400,
+  code: 'INVALID_REQUEST',
+  field,
+})
+const invalidQuery = (route: Route, query: string, field: string | RegExp): Case => ({
+  route,
+  name: `?${query}`,
+  url: `${anId(route)}?${query}`,
+  status: 400,
+  code: 'INVALID_REQUEST',
+  field,
+})
+const notFound = (route: Route, name: string, url: string): Case => ({ route, name, url, status: 404, code: 'NOT_FOUND', field: 'id' })
 
 // Query and path problems are named with their location (`querystring.limit`) by schema
 // validation and without it (`limit`) by the domain's range checks; either names the field.
@@ -65,11 +77,47 @@ function generic(route: Route): Case[] {
   const cases: Case[] = [{ route, name: 'a method the path does not have', method: method === 'GET' ? 'PATCH' : 'DELETE', url, status: 404, code: 'NOT_FOUND' }]
   if (method === 'GET') return cases
   cases.push(
-    { route, name: 'malformed JSON', url, raw: '{"qubits": 2, "gates": [', contentType: 'application/json', status: 400, code: 'INVALID_REQUEST', field: 'body' },
+    {
+      route,
+      name: 'malformed JSON',
+      url,
+      raw: '{"qubits": 2, "gates": [',
+      contentType: 'application/json',
+      status: 400,
+      code: 'INVALID_REQUEST',
+      field: 'body',
+    },
     { route, name: 'empty body declared as JSON', url, raw: '', contentType: 'application/json', status: 400, code: 'INVALID_REQUEST', field: 'body' },
-    { route, name: 'an XML body', url, raw: '<alert priority="high"/>', contentType: 'application/xml', status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', field: 'content-type' },
-    { route, name: 'a form body', url, raw: 'priority=high', contentType: 'application/x-www-form-urlencoded', status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', field: 'content-type' },
-    { route, name: 'JSON sent as text/plain', url, raw: '{"device_id":"x","priority":"high"}', contentType: 'text/plain', status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', field: 'content-type' },
+    {
+      route,
+      name: 'an XML body',
+      url,
+      raw: '<alert priority="high"/>',
+      contentType: 'application/xml',
+      status: 415,
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      field: 'content-type',
+    },
+    {
+      route,
+      name: 'a form body',
+      url,
+      raw: 'priority=high',
+      contentType: 'application/x-www-form-urlencoded',
+      status: 415,
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      field: 'content-type',
+    },
+    {
+      route,
+      name: 'JSON sent as text/plain',
+      url,
+      raw: '{"device_id":"x","priority":"high"}',
+      contentType: 'text/plain',
+      status: 415,
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      field: 'content-type',
+    },
     {
       route,
       name: 'a 10 kB body over the 2 kB limit',
@@ -161,7 +209,14 @@ const CASES: Case[] = [
   notFound('POST /v1/medical/alert/:alert_id/resolve', 'an unknown UUID', `/v1/medical/alert/${randomUUID()}/resolve`),
   notFound('POST /v1/medical/alert/:alert_id/resolve', 'an id that is not a UUID', '/v1/medical/alert/latest/resolve'),
   { route: 'GET /v1/medical/alerts', name: 'an unknown path under /v1/medical', method: 'GET', url: '/v1/medical/alarms', status: 404, code: 'NOT_FOUND' },
-  { route: 'GET /v1/medical/alerts', name: 'a path deeper than any route', method: 'GET', url: `/v1/medical/alert/${uuid}/history`, status: 404, code: 'NOT_FOUND' },
+  {
+    route: 'GET /v1/medical/alerts',
+    name: 'a path deeper than any route',
+    method: 'GET',
+    url: `/v1/medical/alert/${uuid}/history`,
+    status: 404,
+    code: 'NOT_FOUND',
+  },
 
   // --- Circuits --------------------------------------------------------------------------
   invalid('POST /v1/quantum/circuit', 'qubits as a string', { qubits: '2', gates: ['H'] }, 'qubits'),
@@ -187,17 +242,42 @@ const CASES: Case[] = [
  * ids the write refuses sent to the reads, and ids longer than the router's default limit.
  */
 const REGRESSIONS: Array<Case & { bug: string }> = [
-  { ...invalid('POST /v1/medical/alert', 'a message with a NUL byte', { device_id: 'pump-1', priority: 'high', message: 'line\u0000break' }, 'message'), bug: 'NUL → 500' },
-  { ...invalid('POST /v1/aac/signal', 'a switch_id with a NUL byte', { type: 'switch', data: { state: 'pressed', switch_id: 'a\u0000' } }, 'data.switch_id'), bug: 'NUL → 500' },
+  {
+    ...invalid('POST /v1/medical/alert', 'a message with a NUL byte', { device_id: 'pump-1', priority: 'high', message: 'line\u0000break' }, 'message'),
+    bug: 'NUL → 500',
+  },
+  {
+    ...invalid('POST /v1/aac/signal', 'a switch_id with a NUL byte', { type: 'switch', data: { state: 'pressed', switch_id: 'a\u0000' } }, 'data.switch_id'),
+    bug: 'NUL → 500',
+  },
   { ...invalidQuery('GET /v1/medical/alerts', 'device_id=a%00b', query('device_id')), bug: 'NUL → 500' },
-  { ...invalid('GET /v1/aac/devices/:device_id/dwell', 'a device id with a NUL byte', undefined, 'device_id'), url: '/v1/aac/devices/a%00b/dwell', bug: 'NUL → 500' },
-  { ...invalid('GET /v1/aac/devices/:device_id/events', 'a device id with a NUL byte', undefined, 'device_id'), url: '/v1/aac/devices/a%00b/events', bug: 'NUL → 500' },
-  { ...invalid('GET /v1/aac/devices/:device_id/dwell', 'a device id with a space', undefined, 'device_id'), url: '/v1/aac/devices/bed%204/dwell', bug: 'unchecked device id' },
-  { ...invalid('GET /v1/aac/devices/:device_id/events', 'a device id with a space', undefined, 'device_id'), url: '/v1/aac/devices/bed%204/events', bug: 'unchecked device id' },
+  {
+    ...invalid('GET /v1/aac/devices/:device_id/dwell', 'a device id with a NUL byte', undefined, 'device_id'),
+    url: '/v1/aac/devices/a%00b/dwell',
+    bug: 'NUL → 500',
+  },
+  {
+    ...invalid('GET /v1/aac/devices/:device_id/events', 'a device id with a NUL byte', undefined, 'device_id'),
+    url: '/v1/aac/devices/a%00b/events',
+    bug: 'NUL → 500',
+  },
+  {
+    ...invalid('GET /v1/aac/devices/:device_id/dwell', 'a device id with a space', undefined, 'device_id'),
+    url: '/v1/aac/devices/bed%204/dwell',
+    bug: 'unchecked device id',
+  },
+  {
+    ...invalid('GET /v1/aac/devices/:device_id/events', 'a device id with a space', undefined, 'device_id'),
+    url: '/v1/aac/devices/bed%204/events',
+    bug: 'unchecked device id',
+  },
   { ...notFound('GET /v1/medical/alert/:alert_id', 'a 150-character id', `/v1/medical/alert/${'a'.repeat(150)}`), bug: '414 outside the error body' },
   { ...notFound('GET /v1/aac/signal/:signal_id', 'a 150-character id', `/v1/aac/signal/${'a'.repeat(150)}`), bug: '414 outside the error body' },
   { ...notFound('GET /v1/quantum/circuit/:circuit_id', 'a 150-character id', `/v1/quantum/circuit/${'c'.repeat(150)}`), bug: '414 outside the error body' },
-  { ...notFound('POST /v1/medical/alert/:alert_id/resolve', 'a 150-character id', `/v1/medical/alert/${'a'.repeat(150)}/resolve`), bug: '414 outside the error body' },
+  {
+    ...notFound('POST /v1/medical/alert/:alert_id/resolve', 'a 150-character id', `/v1/medical/alert/${'a'.repeat(150)}/resolve`),
+    bug: '414 outside the error body',
+  },
 ]
 
 /** Every route the running app serves under the device gateway's prefixes, from printRoutes. */
@@ -208,7 +288,7 @@ function servedRoutes(tree: string): string[] {
     const m = /^((?:│ {3}| {4})*)[├└]── (\S+)(?: \(([^)]*)\))?$/.exec(line)
     if (!m) continue
     const depth = m[1]!.length / 4
-    const path = (depth > 0 ? paths[depth - 1] ?? '' : '') + m[2]!
+    const path = (depth > 0 ? (paths[depth - 1] ?? '') : '') + m[2]!
     paths[depth] = path
     paths.length = depth + 1
     for (const method of m[3]?.split(', ') ?? []) if (method !== 'HEAD') routes.push(`${method} ${path}`)

@@ -124,11 +124,16 @@ describe('rate limiting of the device gateway', () => {
     expect(res.headers['retry-after']).toBeDefined()
   })
 
-it('throttles a client that tries many different unknown keys', async () => {
+  it('throttles a client that tries many different unknown keys', async () => {
     await ensureRoomInWindow()
     const statuses: number[] = []
     for (let i = 0; i < MAX + 2; i++) {
-      const res = await send({ method: 'GET', url: '/v1/medical/alerts', remoteAddress: '198.51.100.7', headers: { authorization: `Bearer tsr_guess_${randomUUID()}` } })
+      const res = await send({
+        method: 'GET',
+        url: '/v1/medical/alerts',
+        remoteAddress: '198.51.100.7',
+        headers: { authorization: `Bearer tsr_guess_${randomUUID()}` },
+      })
       statuses.push(res.statusCode)
     }
     expect(statuses).toContain(429)

@@ -79,7 +79,12 @@ describe('dwell selection from eye-tracker signals', () => {
     const due = samples.findIndex((s) => s.at - samples[0]!.at >= 1000)
     const selection = perSample[due]!.find((e) => e.kind === 'selection')
     expect(selection).toBeDefined()
-    expect(perSample.slice(0, due).flat().some((e) => e.kind === 'selection')).toBe(false)
+    expect(
+      perSample
+        .slice(0, due)
+        .flat()
+        .some((e) => e.kind === 'selection'),
+    ).toBe(false)
     expect(selection!.dwell_ms).toBe(samples[due]!.at - samples[0]!.at)
     expect(selection!.occurred_at).toBe(new Date(samples[due]!.at).toISOString())
     expect(selection!.device_id).toBe(device)
@@ -211,16 +216,20 @@ describe('dwell selection from eye-tracker signals', () => {
     expect((await getDwell(device)).json()).toEqual({ device_id: device, ...DEFAULTS, radius: 40 })
   })
 
-it('names dwell_ms and max_gap_ms as sent when they are out of range', async () => {
+  it('names dwell_ms and max_gap_ms as sent when they are out of range', async () => {
     const device = newDevice()
-    for (const [payload, field] of [[{ dwell_ms: 50 }, 'dwell_ms'], [{ dwell_ms: 60_001 }, 'dwell_ms'], [{ max_gap_ms: 5 }, 'max_gap_ms']] as const) {
+    for (const [payload, field] of [
+      [{ dwell_ms: 50 }, 'dwell_ms'],
+      [{ dwell_ms: 60_001 }, 'dwell_ms'],
+      [{ max_gap_ms: 5 }, 'max_gap_ms'],
+    ] as const) {
       const res = await putDwell(device, payload)
       expect(res.statusCode).toBe(400)
       expect(res.json().error.details.field).toBe(field)
     }
   })
 
-it('serves the dwell settings and events of a device with a long but valid id', async () => {
+  it('serves the dwell settings and events of a device with a long but valid id', async () => {
     const device = `d${'x'.repeat(119)}`
     const signal = await t.app.inject({
       method: 'POST',

@@ -45,7 +45,12 @@ describe('a rejected request leaves no half-written records', () => {
   it('stores no alert for a caller without the write scope', async () => {
     const { key } = await t.credentials!.createApiKey({ name: 'viewer', scopes: ['devices:read'] })
     const before = await alertTotal()
-    const res = await t.app.inject({ method: 'POST', url: '/v1/medical/alert', headers: { authorization: `Bearer ${key}` }, payload: { device_id: 'pump', priority: 'high' } })
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/medical/alert',
+      headers: { authorization: `Bearer ${key}` },
+      payload: { device_id: 'pump', priority: 'high' },
+    })
     expect(res.statusCode).toBe(403)
     expect(await alertTotal()).toBe(before)
   })
@@ -54,7 +59,12 @@ describe('a rejected request leaves no half-written records', () => {
     const device = `eye-${randomUUID()}`
     const start = Date.now() - 60_000
     const post = (x: number, at: number | string) =>
-      t.app.inject({ method: 'POST', url: '/v1/aac/signal', headers: t.auth, payload: { type: 'eye_tracker', device_id: device, data: { gaze_point: { x, y: 100 }, timestamp: at } } })
+      t.app.inject({
+        method: 'POST',
+        url: '/v1/aac/signal',
+        headers: t.auth,
+        payload: { type: 'eye_tracker', device_id: device, data: { gaze_point: { x, y: 100 }, timestamp: at } },
+      })
 
     // Half a second of fixation, then a far-away sample that is refused for its timestamp:
     // had it been applied, it would have cancelled the fixation.
@@ -72,8 +82,15 @@ describe('a rejected request leaves no half-written records', () => {
 
   it('applies none of a dwell update when one of its settings is refused', async () => {
     const device = `eye-${randomUUID()}`
-    expect((await t.app.inject({ method: 'PUT', url: `/v1/aac/devices/${device}/dwell`, headers: t.auth, payload: { radius: 40, dwell_ms: 800 } })).statusCode).toBe(200)
-    const res = await t.app.inject({ method: 'PUT', url: `/v1/aac/devices/${device}/dwell`, headers: t.auth, payload: { radius: 10, dwell_ms: 800, rearm: 'often' } })
+    expect(
+      (await t.app.inject({ method: 'PUT', url: `/v1/aac/devices/${device}/dwell`, headers: t.auth, payload: { radius: 40, dwell_ms: 800 } })).statusCode,
+    ).toBe(200)
+    const res = await t.app.inject({
+      method: 'PUT',
+      url: `/v1/aac/devices/${device}/dwell`,
+      headers: t.auth,
+      payload: { radius: 10, dwell_ms: 800, rearm: 'often' },
+    })
     expect(res.statusCode).toBe(400)
     const now = (await t.app.inject({ method: 'GET', url: `/v1/aac/devices/${device}/dwell`, headers: t.auth })).json()
     expect(now).toMatchObject({ radius: 40, dwell_ms: 800, rearm: 'leave' })

@@ -38,8 +38,17 @@ describe('kill -9 during a pipeline run', () => {
     await writeBigCsv(path.join(files, 'big.csv'), 400_000)
     let tessera = await spawnTessera(['start', '--service', 'pipelines'], env)
     running = tessera
-    const api = (method: string, url: string, body?: object) => fetch(`${tessera.url}${url}`, { method, ...(body ? { headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) } : { headers: auth }) })
-    const created = await api('POST', '/v1/pipelines', { name: 'crash', source: { type: 'csv', path: 'big.csv' }, destination: { type: 'csv', path: 'out/big.csv' }, sync: { batch_size: 1000 } })
+    const api = (method: string, url: string, body?: object) =>
+      fetch(`${tessera.url}${url}`, {
+        method,
+        ...(body ? { headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) } : { headers: auth }),
+      })
+    const created = await api('POST', '/v1/pipelines', {
+      name: 'crash',
+      source: { type: 'csv', path: 'big.csv' },
+      destination: { type: 'csv', path: 'out/big.csv' },
+      sync: { batch_size: 1000 },
+    })
     expect(created.status).toBe(201)
     const pipelineId = ((await created.json()) as { pipeline_id: string }).pipeline_id
     const started = await api('POST', `/v1/pipelines/${pipelineId}/run`)

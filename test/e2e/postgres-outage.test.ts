@@ -22,7 +22,11 @@ describe('split mode: a 5 s PostgreSQL outage', () => {
   const raise = async (deviceId: string, deadline = Date.now() + 15_000) => {
     // Right after the restart the pool may still hand out a dead connection: retried, bounded.
     for (;;) {
-      const res = await fetch(`${service.url}/v1/medical/alert`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify({ device_id: deviceId, priority: 'low' }) }).catch(() => undefined)
+      const res = await fetch(`${service.url}/v1/medical/alert`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...auth },
+        body: JSON.stringify({ device_id: deviceId, priority: 'low' }),
+      }).catch(() => undefined)
       if (res?.status === 201) return ((await res.json()) as { alert_id: string }).alert_id
       if (Date.now() > deadline) throw new Error(`could not raise an alert: ${res?.status} ${await res?.text()}`)
       await new Promise((r) => setTimeout(r, 100))

@@ -8,8 +8,15 @@ import { TEST_CREDENTIALS, testEnv } from '../support/test-credentials.js'
 const auth = { authorization: `Bearer ${TEST_CREDENTIALS.apiKey}` }
 
 async function graphql(url: string, query: string, variables?: Record<string, unknown>) {
-  const res = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify({ query, variables }) })
-  return { status: res.status, body: (await res.json()) as { data?: Record<string, any> | null; errors?: Array<{ message: string; extensions?: Record<string, any> }> } }
+  const res = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...auth },
+    body: JSON.stringify({ query, variables }),
+  })
+  return {
+    status: res.status,
+    body: (await res.json()) as { data?: Record<string, any> | null; errors?: Array<{ message: string; extensions?: Record<string, any> }> },
+  }
 }
 
 describe('split mode: services and gateway as separate processes on PostgreSQL', () => {
@@ -32,10 +39,10 @@ describe('split mode: services and gateway as separate processes on PostgreSQL',
     replicaB = await spawnTessera(['start', '--service', 'devices'], { ...env(), PORT: '0' })
     vizA = await spawnTessera(['start', '--service', 'visualization'], { ...env(), PORT: '0' })
     vizB = await spawnTessera(['start', '--service', 'visualization'], { ...env(), PORT: '0' })
-    gateway = await spawnTessera(
-      ['start', '--gateway', '--subgraph', `devices=${replicaA.url}/graphql`, '--subgraph', `visualization=${vizA.url}/graphql`],
-      { ...env(), PORT: '0' },
-    )
+    gateway = await spawnTessera(['start', '--gateway', '--subgraph', `devices=${replicaA.url}/graphql`, '--subgraph', `visualization=${vizA.url}/graphql`], {
+      ...env(),
+      PORT: '0',
+    })
   })
   afterAll(async () => {
     await Promise.all([gateway?.stop(), replicaA?.stop(), replicaB?.stop(), vizA?.stop(), vizB?.stop()])
@@ -86,7 +93,13 @@ describe('split mode: services and gateway as separate processes on PostgreSQL',
       return { status: res.status, body: (await res.json()) as Record<string, any> }
     }
     const newChart = async () => {
-      const created = await rest(`${vizA.url}/v1/visualization/charts/render`, 'POST', { chart_type: 'line', data: [{ label: 'a', value: 1 }, { label: 'b', value: 2 }] })
+      const created = await rest(`${vizA.url}/v1/visualization/charts/render`, 'POST', {
+        chart_type: 'line',
+        data: [
+          { label: 'a', value: 1 },
+          { label: 'b', value: 2 },
+        ],
+      })
       expect(created.status).toBe(201)
       return created.body.chart_id as string
     }
@@ -150,7 +163,10 @@ describe('split mode: services and gateway as separate processes on PostgreSQL',
 
   it('shares rate-limit counters between replicas', async () => {
     const limited = { ...env(), TESSERA_RATE_LIMIT_MAX: '4', TESSERA_RATE_LIMIT_WINDOW_SECONDS: '3600' }
-    const [a, b] = await Promise.all([spawnTessera(['start', '--service', 'devices'], { ...limited, PORT: '0' }), spawnTessera(['start', '--service', 'devices'], { ...limited, PORT: '0' })])
+    const [a, b] = await Promise.all([
+      spawnTessera(['start', '--service', 'devices'], { ...limited, PORT: '0' }),
+      spawnTessera(['start', '--service', 'devices'], { ...limited, PORT: '0' }),
+    ])
     try {
       // A fresh key, so earlier tests' requests do not count.
       const headers = { authorization: 'Bearer tsr_unknown_key_for_rate_limit_test' }

@@ -28,7 +28,11 @@ describe('esports token endpoint, sandbox and authorization on both faces', () =
     expect((await reader.get('/programs')).statusCode).toBe(200)
     expectError(await reader.post('/programs', programBody()), 403, 'FORBIDDEN')
 
-    const form = await token(`grant_type=client_credentials&client_id=${clientId}&client_secret=${encodeURIComponent(clientSecret)}&scope=programs%3Awrite`, '/v1/auth/token', true)
+    const form = await token(
+      `grant_type=client_credentials&client_id=${clientId}&client_secret=${encodeURIComponent(clientSecret)}&scope=programs%3Awrite`,
+      '/v1/auth/token',
+      true,
+    )
     expect(form.statusCode, form.body).toBe(200)
     expect(form.json().scope).toBe('programs:write')
     const all = await token({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret })
@@ -55,10 +59,16 @@ describe('esports token endpoint, sandbox and authorization on both faces', () =
     const prod = await tokenFor(t, ALL, 'production')
     const sandbox = await tokenFor(t, ALL, 'sandbox')
     // Each token endpoint serves its own environment's clients only.
-    const cross = await token({ grant_type: 'client_credentials', client_id: prod.client.clientId, client_secret: prod.client.clientSecret }, '/sandbox/v1/auth/token')
+    const cross = await token(
+      { grant_type: 'client_credentials', client_id: prod.client.clientId, client_secret: prod.client.clientSecret },
+      '/sandbox/v1/auth/token',
+    )
     expect(cross.statusCode).toBe(401)
     expect(cross.json().error).toBe('invalid_client')
-    const back = await token({ grant_type: 'client_credentials', client_id: sandbox.client.clientId, client_secret: sandbox.client.clientSecret }, '/v1/auth/token')
+    const back = await token(
+      { grant_type: 'client_credentials', client_id: sandbox.client.clientId, client_secret: sandbox.client.clientSecret },
+      '/v1/auth/token',
+    )
     expect(back.json().error).toBe('invalid_client')
 
     const live = restClient(t, prod.authorization, 'production')
@@ -78,7 +88,14 @@ describe('esports token endpoint, sandbox and authorization on both faces', () =
     expectError(await t.app.inject({ method: 'GET', url: '/sandbox/v1/programs', headers: { authorization: prod.authorization } }), 401, 'UNAUTHORIZED')
     // GraphQL has one endpoint: the token's environment decides what it sees.
     const q = async (authorization: string) =>
-      (await t.app.inject({ method: 'POST', url: '/graphql', headers: { authorization }, payload: { query: '{ programs(institutionId: "inst-iso") { data { id } } }' } })).json().data.programs.data
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/graphql',
+          headers: { authorization },
+          payload: { query: '{ programs(institutionId: "inst-iso") { data { id } } }' },
+        })
+      ).json().data.programs.data
     expect(await q(sandbox.authorization)).toEqual([{ id: fake.id }])
     expect(await q(prod.authorization)).toEqual([{ id: real.id }])
   })
@@ -100,20 +117,35 @@ describe('esports token endpoint, sandbox and authorization on both faces', () =
   it('answers 401 without a credential, 403 without the scope and 404 for unknown ids on every endpoint', async () => {
     const none = '00000000-0000-4000-8000-000000000000'
     const endpoints: Array<[method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, scope: string, body?: object]> = [
-      ['GET', '/programs', 'programs:read'], ['GET', `/programs/${none}`, 'programs:read'], ['POST', '/programs', 'programs:write', {}],
-      ['PATCH', `/programs/${none}`, 'programs:write', {}], ['DELETE', `/programs/${none}`, 'programs:write'],
-      ['GET', `/teams?programId=${none}`, 'teams:read'], ['GET', `/teams/${none}`, 'teams:read'], ['POST', '/teams', 'teams:write', {}],
+      ['GET', '/programs', 'programs:read'],
+      ['GET', `/programs/${none}`, 'programs:read'],
+      ['POST', '/programs', 'programs:write', {}],
+      ['PATCH', `/programs/${none}`, 'programs:write', {}],
+      ['DELETE', `/programs/${none}`, 'programs:write'],
+      ['GET', `/teams?programId=${none}`, 'teams:read'],
+      ['GET', `/teams/${none}`, 'teams:read'],
+      ['POST', '/teams', 'teams:write', {}],
       ['PATCH', `/teams/${none}/roster`, 'teams:write', { starters: [] }],
-      ['GET', `/players?programId=${none}`, 'players:read'], ['GET', `/players/${none}`, 'players:read'], ['POST', '/players', 'players:write', {}],
-      ['PATCH', `/players/${none}`, 'players:write', {}], ['POST', `/players/${none}/teams`, 'players:write', { teamId: none, role: 'starter' }],
-      ['GET', `/matches?teamId=${none}`, 'matches:read'], ['GET', `/matches/${none}`, 'matches:read'], ['POST', '/matches', 'matches:write', {}],
+      ['GET', `/players?programId=${none}`, 'players:read'],
+      ['GET', `/players/${none}`, 'players:read'],
+      ['POST', '/players', 'players:write', {}],
+      ['PATCH', `/players/${none}`, 'players:write', {}],
+      ['POST', `/players/${none}/teams`, 'players:write', { teamId: none, role: 'starter' }],
+      ['GET', `/matches?teamId=${none}`, 'matches:read'],
+      ['GET', `/matches/${none}`, 'matches:read'],
+      ['POST', '/matches', 'matches:write', {}],
       ['PATCH', `/matches/${none}/result`, 'matches:write', { score: { team: 1, opponent: 0 }, outcome: 'win' }],
-      ['GET', `/players/${none}/career`, 'career:read'], ['PATCH', `/players/${none}/career/interests`, 'career:write', { interests: [] }],
+      ['GET', `/players/${none}/career`, 'career:read'],
+      ['PATCH', `/players/${none}/career/interests`, 'career:write', { interests: [] }],
       ['POST', `/players/${none}/career/experiences`, 'career:write', { type: 'workshop', title: 't', dateRange: { start: '2026-01-01T00:00:00Z' } }],
       ['POST', `/players/${none}/career/achievements`, 'career:write', { type: 'award', title: 't', date: '2026-01-01T00:00:00Z' }],
-      ['POST', '/webhooks', 'webhooks:write', {}], ['GET', '/webhooks', 'webhooks:read'], ['GET', `/webhooks/${none}`, 'webhooks:read'],
-      ['DELETE', `/webhooks/${none}`, 'webhooks:write'], ['GET', `/webhooks/${none}/deliveries`, 'webhooks:read'],
-      ['POST', `/webhooks/${none}/enable`, 'webhooks:write', {}], ['POST', `/webhooks/${none}/deliveries/${none}/redeliver`, 'webhooks:write', {}],
+      ['POST', '/webhooks', 'webhooks:write', {}],
+      ['GET', '/webhooks', 'webhooks:read'],
+      ['GET', `/webhooks/${none}`, 'webhooks:read'],
+      ['DELETE', `/webhooks/${none}`, 'webhooks:write'],
+      ['GET', `/webhooks/${none}/deliveries`, 'webhooks:read'],
+      ['POST', `/webhooks/${none}/enable`, 'webhooks:write', {}],
+      ['POST', `/webhooks/${none}/deliveries/${none}/redeliver`, 'webhooks:write', {}],
     ]
     const wrong = (await keyFor(t, ['career:read'])).authorization
     const all = (await keyFor(t, ALL)).authorization
@@ -145,12 +177,32 @@ describe('esports token endpoint, sandbox and authorization on both faces', () =
   })
 
   // The same rule on both faces: no credential → UNAUTHORIZED, wrong scope → FORBIDDEN, right scope → allowed.
-  const parity: Array<{ scope: string; rest: (id: string) => { method: 'GET' | 'POST' | 'PATCH'; url: string; payload?: object }; graphql: (id: string) => string }> = [
+  const parity: Array<{
+    scope: string
+    rest: (id: string) => { method: 'GET' | 'POST' | 'PATCH'; url: string; payload?: object }
+    graphql: (id: string) => string
+  }> = [
     { scope: 'programs:read', rest: (id) => ({ method: 'GET', url: `/v1/programs/${id}` }), graphql: (id) => `{ program(id: "${id}") { id } }` },
-    { scope: 'programs:write', rest: (id) => ({ method: 'PATCH', url: `/v1/programs/${id}`, payload: { program: { name: 'Renamed' } } }), graphql: (id) => `mutation { updateProgram(id: "${id}", input: { program: { name: "Renamed" } }) { id } }` },
-    { scope: 'teams:read', rest: (id) => ({ method: 'GET', url: `/v1/teams?programId=${id}` }), graphql: (id) => `{ teams(programId: "${id}") { data { id } } }` },
-    { scope: 'players:read', rest: (id) => ({ method: 'GET', url: `/v1/players?programId=${id}` }), graphql: (id) => `{ players(programId: "${id}") { data { id } } }` },
-    { scope: 'teams:write', rest: (id) => ({ method: 'POST', url: '/v1/teams', payload: { programId: id, name: 'P', game: 'Rocket League', tier: 'jv', season: { year: 2026 } } }), graphql: (id) => `mutation { createTeam(input: { programId: "${id}", name: "P", game: "Rocket League", tier: jv, season: { year: 2026 } }) { id } }` },
+    {
+      scope: 'programs:write',
+      rest: (id) => ({ method: 'PATCH', url: `/v1/programs/${id}`, payload: { program: { name: 'Renamed' } } }),
+      graphql: (id) => `mutation { updateProgram(id: "${id}", input: { program: { name: "Renamed" } }) { id } }`,
+    },
+    {
+      scope: 'teams:read',
+      rest: (id) => ({ method: 'GET', url: `/v1/teams?programId=${id}` }),
+      graphql: (id) => `{ teams(programId: "${id}") { data { id } } }`,
+    },
+    {
+      scope: 'players:read',
+      rest: (id) => ({ method: 'GET', url: `/v1/players?programId=${id}` }),
+      graphql: (id) => `{ players(programId: "${id}") { data { id } } }`,
+    },
+    {
+      scope: 'teams:write',
+      rest: (id) => ({ method: 'POST', url: '/v1/teams', payload: { programId: id, name: 'P', game: 'Rocket League', tier: 'jv', season: { year: 2026 } } }),
+      graphql: (id) => `mutation { createTeam(input: { programId: "${id}", name: "P", game: "Rocket League", tier: jv, season: { year: 2026 } }) { id } }`,
+    },
   ]
 
   it('agrees between REST and GraphQL on who may do what', async () => {
@@ -159,7 +211,11 @@ describe('esports token endpoint, sandbox and authorization on both faces', () =
     for (const op of parity) {
       const wrong = (await keyFor(t, [op.scope.endsWith(':read') ? 'career:read' : op.scope.replace(':write', ':read')])).authorization
       const right = (await keyFor(t, [op.scope])).authorization
-      for (const [who, authorization, expected] of [['nobody', undefined, 'UNAUTHORIZED'], ['wrong scope', wrong, 'FORBIDDEN'], ['right scope', right, null]] as const) {
+      for (const [who, authorization, expected] of [
+        ['nobody', undefined, 'UNAUTHORIZED'],
+        ['wrong scope', wrong, 'FORBIDDEN'],
+        ['right scope', right, null],
+      ] as const) {
         const headers = authorization ? { authorization } : {}
         const rest = await t.app.inject({ ...op.rest(id), headers })
         const graph = (await t.app.inject({ method: 'POST', url: '/graphql', headers, payload: { query: op.graphql(id) } })).json()

@@ -17,19 +17,39 @@ describe('esports GraphQL face', () => {
   afterAll(() => t.close())
 
   it('runs the whole flow through mutations and reads it back through queries and entities', async () => {
-    const { data: p } = await gql(`mutation($input: CreateProgramInput!) { createProgram(input: $input) { id standard program { status games } } }`, { input: programBody() })
+    const { data: p } = await gql(`mutation($input: CreateProgramInput!) { createProgram(input: $input) { id standard program { status games } } }`, {
+      input: programBody(),
+    })
     const programId = p!.createProgram.id
     expect(p!.createProgram).toMatchObject({ standard: 'OneRoster-1.2', program: { status: 'planning' } })
-    const team = (await gql(`mutation { createTeam(input: { programId: "${programId}", name: "Varsity", game: "Rocket League", tier: varsity, season: { year: 2026 } }) { id } }`)).data!.createTeam
-    const player = (await gql(`mutation($input: CreatePlayerInput!) { createPlayer(input: $input) { id minor } }`, { input: playerBody(programId, 1) })).data!.createPlayer
-    const joined = await gql(`mutation { assignPlayerToTeam(playerId: "${player.id}", input: { teamId: "${team.id}", role: starter, position: "striker" }) { teams { teamId role position } } }`)
+    const team = (
+      await gql(
+        `mutation { createTeam(input: { programId: "${programId}", name: "Varsity", game: "Rocket League", tier: varsity, season: { year: 2026 } }) { id } }`,
+      )
+    ).data!.createTeam
+    const player = (await gql(`mutation($input: CreatePlayerInput!) { createPlayer(input: $input) { id minor } }`, { input: playerBody(programId, 1) })).data!
+      .createPlayer
+    const joined = await gql(
+      `mutation { assignPlayerToTeam(playerId: "${player.id}", input: { teamId: "${team.id}", role: starter, position: "striker" }) { teams { teamId role position } } }`,
+    )
     expect(joined.data!.assignPlayerToTeam.teams).toEqual([{ teamId: team.id, role: 'starter', position: 'striker' }])
-    const match = (await gql(`mutation { createMatch(input: { type: league, teamId: "${team.id}", opponent: { name: "Eagles" }, schedule: { date: "2026-11-02T18:00:00Z", location: "online" } }) { id roster { starters } } }`)).data!.createMatch
+    const match = (
+      await gql(
+        `mutation { createMatch(input: { type: league, teamId: "${team.id}", opponent: { name: "Eagles" }, schedule: { date: "2026-11-02T18:00:00Z", location: "online" } }) { id roster { starters } } }`,
+      )
+    ).data!.createMatch
     expect(match.roster.starters).toEqual([player.id])
-    const result = await gql(`mutation { recordMatchResult(matchId: "${match.id}", input: { score: { team: 3, opponent: 0 }, outcome: win, duration: 1500 }) { status team { record { wins losses ties } seasonRecord { outcome wins } } } }`)
-    expect(result.data!.recordMatchResult).toEqual({ status: 'completed', team: { record: { wins: 1, losses: 0, ties: 0 }, seasonRecord: [{ outcome: 'win', wins: 1 }] } })
+    const result = await gql(
+      `mutation { recordMatchResult(matchId: "${match.id}", input: { score: { team: 3, opponent: 0 }, outcome: win, duration: 1500 }) { status team { record { wins losses ties } seasonRecord { outcome wins } } } }`,
+    )
+    expect(result.data!.recordMatchResult).toEqual({
+      status: 'completed',
+      team: { record: { wins: 1, losses: 0, ties: 0 }, seasonRecord: [{ outcome: 'win', wins: 1 }] },
+    })
     await gql(`mutation { setCareerInterests(playerId: "${player.id}", interests: ["coach"]) { interests } }`)
-    const read = await gql(`{ team(id: "${team.id}") { name matches { data { id result { outcome } } pagination { total } } } player(id: "${player.id}") { career { interests summary { experienceCount } } } }`)
+    const read = await gql(
+      `{ team(id: "${team.id}") { name matches { data { id result { outcome } } pagination { total } } } player(id: "${player.id}") { career { interests summary { experienceCount } } } }`,
+    )
     expect(read.data).toEqual({
       team: { name: 'Varsity', matches: { data: [{ id: match.id, result: { outcome: 'win' } }], pagination: { total: 1 } } },
       player: { career: { interests: ['coach'], summary: { experienceCount: 0 } } },
@@ -46,7 +66,12 @@ describe('esports GraphQL face', () => {
     const entities = await t.services.esports!.subgraph.execute(
       {
         query: 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Player { id personal { gamerTag } } } }',
-        variables: { r: [{ __typename: 'Player', id: sharing.id }, { __typename: 'Player', id: private_.id }] },
+        variables: {
+          r: [
+            { __typename: 'Player', id: sharing.id },
+            { __typename: 'Player', id: private_.id },
+          ],
+        },
       },
       { authorization },
     )
@@ -56,9 +81,13 @@ describe('esports GraphQL face', () => {
   })
 
   it('manages webhooks with the same rules as REST, never exposing the secret', async () => {
-    const refused = await gql('mutation { createWebhook(input: { url: "http://127.0.0.1:9/hook", events: ["team.updated"], secret: "whsec-0123456789abcdef" }) { id } }')
+    const refused = await gql(
+      'mutation { createWebhook(input: { url: "http://127.0.0.1:9/hook", events: ["team.updated"], secret: "whsec-0123456789abcdef" }) { id } }',
+    )
     expect(refused.errors![0]!.extensions).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'url' } })
-    const created = await gql('mutation { createWebhook(input: { url: "https://93.184.216.34/hook", events: ["team.updated", "match.completed"], secret: "whsec-0123456789abcdef" }) { id url events status } }')
+    const created = await gql(
+      'mutation { createWebhook(input: { url: "https://93.184.216.34/hook", events: ["team.updated", "match.completed"], secret: "whsec-0123456789abcdef" }) { id url events status } }',
+    )
     expect(created.data!.createWebhook).toMatchObject({ url: 'https://93.184.216.34/hook', events: ['team.updated', 'match.completed'], status: 'active' })
     const id = created.data!.createWebhook.id
     const rest = (await t.app.inject({ method: 'GET', url: `/v1/webhooks/${id}`, headers: { authorization } })).json()
@@ -72,7 +101,7 @@ describe('esports GraphQL face', () => {
     expect((await gql(`{ webhook(id: "${id}") { id } }`)).errors![0]!.extensions.code).toBe('NOT_FOUND')
   })
 
-  it('mirrors webhook events as subscriptions through the gateway, for the token\'s environment only', async () => {
+  it("mirrors webhook events as subscriptions through the gateway, for the token's environment only", async () => {
     const api = restClient(t, authorization)
     const { id: programId } = await api.created('/programs', programBody())
     const team = await api.created('/teams', { programId, name: 'Subs', game: 'Rocket League', tier: 'jv', season: { year: 2026 } })
@@ -86,9 +115,14 @@ describe('esports GraphQL face', () => {
       const sandbox = collect(sandboxClient, { query: 'subscription { esportsEvents(events: ["player.joined"]) { event } }' }, 1, 1500)
       await Promise.all([joined.ready, updated.ready, raw.ready, sandbox.ready])
       await api.post(`/players/${player.id}/teams`, { teamId: team.id, role: 'starter' })
-      expect((await joined.results)[0]!.data).toEqual({ playerJoined: { playerId: player.id, role: 'starter', player: { personal: { gamerTag: 'Player20' } } } })
+      expect((await joined.results)[0]!.data).toEqual({
+        playerJoined: { playerId: player.id, role: 'starter', player: { personal: { gamerTag: 'Player20' } } },
+      })
       expect((await updated.results)[0]!.data).toEqual({ teamUpdated: { changes: ['roster'], team: { roster: { starters: [player.id] } } } })
-      expect((await raw.results)[0]!.data!.esportsEvents).toMatchObject({ event: 'player.joined', data: { playerId: player.id, teamId: team.id, role: 'starter' } })
+      expect((await raw.results)[0]!.data!.esportsEvents).toMatchObject({
+        event: 'player.joined',
+        data: { playerId: player.id, teamId: team.id, role: 'starter' },
+      })
       await expect(sandbox.results).rejects.toThrow(/timed out/)
     } finally {
       await client.dispose()

@@ -43,9 +43,17 @@ describe('esports matches, consent rules and careers', () => {
 
   it('records a result that moves the team record, corrections included', async () => {
     const m = await api.created('/matches', match([consented]))
-    const res = await api.patch(`/matches/${m.id}/result`, { score: { team: 3, opponent: 1 }, outcome: 'win', duration: 1800, analysis: { vod: 'https://vod.example/1', coachNotes: 'Good rotations' } })
+    const res = await api.patch(`/matches/${m.id}/result`, {
+      score: { team: 3, opponent: 1 },
+      outcome: 'win',
+      duration: 1800,
+      analysis: { vod: 'https://vod.example/1', coachNotes: 'Good rotations' },
+    })
     expect(res.statusCode, res.body).toBe(200)
-    expect(res.json()).toMatchObject({ status: 'completed', result: { score: { team: 3, opponent: 1 }, outcome: 'win', duration: 1800, analysis: { vod: 'https://vod.example/1', coachNotes: 'Good rotations' } } })
+    expect(res.json()).toMatchObject({
+      status: 'completed',
+      result: { score: { team: 3, opponent: 1 }, outcome: 'win', duration: 1800, analysis: { vod: 'https://vod.example/1', coachNotes: 'Good rotations' } },
+    })
     const before = (await api.get(`/teams/${teamId}`)).json().record
     await api.patch(`/matches/${m.id}/result`, { score: { team: 1, opponent: 2 }, outcome: 'loss' })
     const after = (await api.get(`/teams/${teamId}`)).json().record
@@ -57,14 +65,16 @@ describe('esports matches, consent rules and careers', () => {
 
   it('hides the VOD of a match played by someone without a media release', async () => {
     const m = await api.created('/matches', match([consented, noMediaRelease]))
-    const res = (await api.patch(`/matches/${m.id}/result`, { score: { team: 2, opponent: 2 }, outcome: 'tie', analysis: { vod: 'https://vod.example/2' } })).json()
+    const res = (
+      await api.patch(`/matches/${m.id}/result`, { score: { team: 2, opponent: 2 }, outcome: 'tie', analysis: { vod: 'https://vod.example/2' } })
+    ).json()
     expect(res.result.analysis).toEqual({ vod: null, coachNotes: null, vodWithheld: true })
     expect((await api.get(`/matches/${m.id}`)).json().result.analysis.vod).toBeNull()
     await api.patch(`/players/${noMediaRelease}`, { consent: { mediaRelease: true } })
     expect((await api.get(`/matches/${m.id}`)).json().result.analysis.vod).toBe('https://vod.example/2')
   })
 
-  it('lists a team\'s matches by type and date window', async () => {
+  it("lists a team's matches by type and date window", async () => {
     await api.created('/matches', match([consented], '2027-01-10T18:00:00Z', 'scrimmage'))
     await api.created('/matches', match([consented], '2027-02-10T18:00:00Z', 'playoff'))
     const ids = async (q: string) => (await api.get(`/matches?teamId=${teamId}${q}`)).json().data.map((x: { type: string }) => x.type)
@@ -79,20 +89,56 @@ describe('esports matches, consent rules and careers', () => {
 
   it('keeps a career profile with interests, experiences, achievements and a summary', async () => {
     const empty = (await api.get(`/players/${consented}/career`)).json()
-    expect(empty).toEqual({ playerId: consented, interests: [], experiences: [], achievements: [], summary: { experienceCount: 0, achievementCount: 0, totalAwarded: 0, skills: [], lastActivity: null } })
+    expect(empty).toEqual({
+      playerId: consented,
+      interests: [],
+      experiences: [],
+      achievements: [],
+      summary: { experienceCount: 0, achievementCount: 0, totalAwarded: 0, skills: [], lastActivity: null },
+    })
     const interests = await api.patch(`/players/${consented}/career/interests`, { interests: ['content_creator', 'analyst', 'analyst'] })
     expect(interests.json().interests).toEqual(['content_creator', 'analyst'])
     const exp = await api.created(`/players/${consented}/career/experiences`, {
-      type: 'internship', title: 'Broadcast intern', organization: 'PlayVS', description: 'Cast weekly matches',
-      dateRange: { start: '2026-06-01T00:00:00Z', end: '2026-08-01T00:00:00Z' }, skills: ['casting', 'obs'],
+      type: 'internship',
+      title: 'Broadcast intern',
+      organization: 'PlayVS',
+      description: 'Cast weekly matches',
+      dateRange: { start: '2026-06-01T00:00:00Z', end: '2026-08-01T00:00:00Z' },
+      skills: ['casting', 'obs'],
     })
     expect(exp).toMatchObject({ type: 'internship', dateRange: { start: '2026-06-01T00:00:00.000Z', end: '2026-08-01T00:00:00.000Z' } })
-    await api.created(`/players/${consented}/career/achievements`, { type: 'scholarship', title: 'Esports scholarship', issuer: 'State University', date: '2026-09-15T00:00:00Z', amount: 5000 })
+    await api.created(`/players/${consented}/career/achievements`, {
+      type: 'scholarship',
+      title: 'Esports scholarship',
+      issuer: 'State University',
+      date: '2026-09-15T00:00:00Z',
+      amount: 5000,
+    })
     const career = (await api.get(`/players/${consented}/career`)).json()
-    expect(career.summary).toEqual({ experienceCount: 1, achievementCount: 1, totalAwarded: 5000, skills: ['casting', 'obs'], lastActivity: '2026-09-15T00:00:00.000Z' })
+    expect(career.summary).toEqual({
+      experienceCount: 1,
+      achievementCount: 1,
+      totalAwarded: 5000,
+      skills: ['casting', 'obs'],
+      lastActivity: '2026-09-15T00:00:00.000Z',
+    })
     expectError(await api.patch(`/players/${consented}/career/interests`, { interests: ['Content Creator'] }), 422, 'VALIDATION_ERROR', 'interests[0]')
-    expectError(await api.post(`/players/${consented}/career/experiences`, { type: 'internship', title: 'x', dateRange: { start: '2026-06-01T00:00:00Z', end: '2026-01-01T00:00:00Z' } }), 422, 'VALIDATION_ERROR', 'dateRange.end')
-    expectError(await api.post(`/players/${consented}/career/achievements`, { type: 'scholarship', title: 'x', date: '2026-01-01T00:00:00Z', amount: -1 }), 422, 'VALIDATION_ERROR', 'amount')
+    expectError(
+      await api.post(`/players/${consented}/career/experiences`, {
+        type: 'internship',
+        title: 'x',
+        dateRange: { start: '2026-06-01T00:00:00Z', end: '2026-01-01T00:00:00Z' },
+      }),
+      422,
+      'VALIDATION_ERROR',
+      'dateRange.end',
+    )
+    expectError(
+      await api.post(`/players/${consented}/career/achievements`, { type: 'scholarship', title: 'x', date: '2026-01-01T00:00:00Z', amount: -1 }),
+      422,
+      'VALIDATION_ERROR',
+      'amount',
+    )
     const noCareer = restClient(t, (await keyFor(t, ['players:read'])).authorization)
     expectError(await noCareer.get(`/players/${consented}/career`), 403, 'FORBIDDEN')
   })

@@ -62,7 +62,12 @@ describe('esports programs', () => {
     expect((await to('archived')).statusCode).toBe(200)
     const locked = expectError(await api.patch(`/programs/${program.id}`, { program: { name: 'Renamed' } }), 422, 'VALIDATION_ERROR', 'program.status')
     expect(locked.message).toMatch(/read-only/)
-    expectError(await api.post('/teams', { programId: program.id, name: 'T', game: 'Rocket League', tier: 'varsity', season: { year: 2026 } }), 422, 'VALIDATION_ERROR', 'programId')
+    expectError(
+      await api.post('/teams', { programId: program.id, name: 'T', game: 'Rocket League', tier: 'varsity', season: { year: 2026 } }),
+      422,
+      'VALIDATION_ERROR',
+      'programId',
+    )
     expect((await api.get(`/programs/${program.id}`)).json().program.name).toBe('Lincoln Esports')
   })
 

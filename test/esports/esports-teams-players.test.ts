@@ -18,13 +18,30 @@ describe('esports teams, rosters and players', () => {
   })
   afterAll(() => t.close())
 
-  const team = (overrides: Record<string, unknown> = {}) => ({ programId, name: 'Varsity RL', game: 'Rocket League', tier: 'varsity', season: { year: 2026, league: 'PlayVS', division: 'West' }, ...overrides })
+  const team = (overrides: Record<string, unknown> = {}) => ({
+    programId,
+    name: 'Varsity RL',
+    game: 'Rocket League',
+    tier: 'varsity',
+    season: { year: 2026, league: 'PlayVS', division: 'West' },
+    ...overrides,
+  })
 
   it('creates teams and lists them by program with game, tier and season filters', async () => {
     const created = await api.created('/teams', team())
-    expect(created).toMatchObject({ programId, tier: 'varsity', season: { year: 2026, league: 'PlayVS', division: 'West' }, roster: { starters: [], substitutes: [] }, record: { wins: 0, losses: 0, ties: 0 } })
+    expect(created).toMatchObject({
+      programId,
+      tier: 'varsity',
+      season: { year: 2026, league: 'PlayVS', division: 'West' },
+      roster: { starters: [], substitutes: [] },
+      record: { wins: 0, losses: 0, ties: 0 },
+    })
     await api.created('/teams', team({ name: 'JV OW', game: 'Overwatch 2', tier: 'jv', season: { year: 2025 } }))
-    const list = async (q: string) => (await api.get(`/teams?programId=${programId}${q}`)).json().data.map((x: { name: string }) => x.name).sort()
+    const list = async (q: string) =>
+      (await api.get(`/teams?programId=${programId}${q}`))
+        .json()
+        .data.map((x: { name: string }) => x.name)
+        .sort()
     expect(await list('')).toEqual(['JV OW', 'Varsity RL'])
     expect(await list('&tier=jv')).toEqual(['JV OW'])
     expect(await list('&game=rocket%20league')).toEqual(['Varsity RL'])
@@ -37,7 +54,7 @@ describe('esports teams, rosters and players', () => {
     expectError(await api.get(`/teams/${players[0]}`), 404, 'NOT_FOUND')
   })
 
-  it('sets a roster of the program\'s players, one list per player, and players join the team', async () => {
+  it("sets a roster of the program's players, one list per player, and players join the team", async () => {
     const { id } = await api.created('/teams', team())
     const res = await api.patch(`/teams/${id}/roster`, { starters: [players[0], players[1]], substitutes: [players[2]] })
     expect(res.statusCode, res.body).toBe(200)
@@ -60,16 +77,31 @@ describe('esports teams, rosters and players', () => {
     const res = await api.post('/players', playerBody(programId, 50, { mediaRelease: false }, { grade: 11, birthYear: 2009 }))
     expect(res.statusCode, res.body).toBe(201)
     const player = res.json()
-    expect(player).toMatchObject({ programId, status: 'active', minor: true, consent: { parentalConsent: true, dataSharing: true, mediaRelease: false, consentDate: '2026-09-01T00:00:00.000Z' } })
+    expect(player).toMatchObject({
+      programId,
+      status: 'active',
+      minor: true,
+      consent: { parentalConsent: true, dataSharing: true, mediaRelease: false, consentDate: '2026-09-01T00:00:00.000Z' },
+    })
     expect(player.performance.individualStats).toEqual({ gamesPlayed: 0, winRate: 0, skillRating: 0 })
     expect((await api.get(`/players?programId=${programId}&grade=11`)).json().data.map((p: { id: string }) => p.id)).toEqual([player.id])
-    const patched = (await api.patch(`/players/${player.id}`, { performance: { individualStats: { gamesPlayed: 12, winRate: 0.75, skillRating: 1450 } }, personal: { grade: 12 } })).json()
+    const patched = (
+      await api.patch(`/players/${player.id}`, {
+        performance: { individualStats: { gamesPlayed: 12, winRate: 0.75, skillRating: 1450 } },
+        personal: { grade: 12 },
+      })
+    ).json()
     expect(patched.performance.individualStats).toEqual({ gamesPlayed: 12, winRate: 0.75, skillRating: 1450 })
     expect(patched.personal).toEqual({ ...player.personal, grade: 12 })
     expect(patched.consent).toEqual(player.consent)
     await api.patch(`/players/${player.id}`, { status: 'graduated' })
     expect((await api.get(`/players?programId=${programId}&status=graduated`)).json().data.map((p: { id: string }) => p.id)).toEqual([player.id])
-    expectError(await api.patch(`/players/${player.id}`, { performance: { individualStats: { winRate: 2 } } }), 422, 'VALIDATION_ERROR', 'performance.individualStats.winRate')
+    expectError(
+      await api.patch(`/players/${player.id}`, { performance: { individualStats: { winRate: 2 } } }),
+      422,
+      'VALIDATION_ERROR',
+      'performance.individualStats.winRate',
+    )
     expectError(await api.patch(`/players/${player.id}`, { programId: otherProgramId }), 422, 'VALIDATION_ERROR', 'programId')
     expectError(await api.post('/players', playerBody(programId, 50)), 422, 'VALIDATION_ERROR', 'personal.studentId')
     expectError(await api.post('/players', playerBody(programId, 51, {}, { grade: 5 })), 422, 'VALIDATION_ERROR', 'personal.grade')

@@ -62,7 +62,9 @@ describe('esports webhook delivery survives a killed process', () => {
       expect(receiver.received).toHaveLength(2)
       expect(receiver.received[1]!.headers['webhook-id']).toBe(receiver.received[0]!.headers['webhook-id'])
       expect(receiver.received[1]!.body.replace(/"signature":"[^"]+"/, '')).toBe(receiver.received[0]!.body.replace(/"signature":"[^"]+"/, ''))
-      const log = (await (await fetch(`${second.url}/v1/webhooks/${webhookId}/deliveries`, { headers: auth })).json()) as { data: Array<{ status: string; log: Array<{ statusCode: number | null; error: string | null }> }> }
+      const log = (await (await fetch(`${second.url}/v1/webhooks/${webhookId}/deliveries`, { headers: auth })).json()) as {
+        data: Array<{ status: string; log: Array<{ statusCode: number | null; error: string | null }> }>
+      }
       expect(log.data).toHaveLength(1)
       expect(log.data[0]!.status).toBe('delivered')
       expect(log.data[0]!.log.map((a) => a.statusCode ?? a.error)).toEqual(['interrupted: the process sending it stopped', 200])

@@ -26,7 +26,8 @@ describe('esports webhooks', () => {
   })
   afterAll(() => t.close())
 
-  const teamIn = async () => (await api.created('/teams', { programId, name: `T${Math.random()}`, game: 'Rocket League', tier: 'varsity', season: { year: 2026 } })).id as string
+  const teamIn = async () =>
+    (await api.created('/teams', { programId, name: `T${Math.random()}`, game: 'Rocket League', tier: 'varsity', season: { year: 2026 } })).id as string
   const deliveries = async (webhookId: string) => (await api.get(`/webhooks/${webhookId}/deliveries`)).json().data
   const until = async <T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 8000): Promise<T> => {
     const end = Date.now() + timeoutMs
@@ -61,10 +62,20 @@ describe('esports webhooks', () => {
         expect(Object.keys(hook.json)).toEqual(['id', 'event', 'timestamp', 'data', 'signature'])
         expect(hook.json.signature).toMatch(/^sha256=[0-9a-f]{64}$/)
       }
-      expect(byEvent('player.joined')[0]!.json.data).toEqual({ playerId: player.id, teamId, programId, role: 'starter', position: 'goalie', joinedDate: expect.any(String) })
+      expect(byEvent('player.joined')[0]!.json.data).toEqual({
+        playerId: player.id,
+        teamId,
+        programId,
+        role: 'starter',
+        position: 'goalie',
+        joinedDate: expect.any(String),
+      })
       expect(byEvent('match.completed')[0]!.json.data).toEqual({ matchId: match.id, teamId, result: 'win', score: { team: 4, opponent: 2 }, duration: null })
       expect(byEvent('team.updated').map((h) => h.json.data.changes)).toEqual([['roster'], ['record']])
-      const log = await until(() => deliveries(webhook.id), (d) => d.length === 4 && d.every((x: { status: string }) => x.status === 'delivered'))
+      const log = await until(
+        () => deliveries(webhook.id),
+        (d) => d.length === 4 && d.every((x: { status: string }) => x.status === 'delivered'),
+      )
       expect(log.map((d: { status: string }) => d.status)).toEqual(['delivered', 'delivered', 'delivered', 'delivered'])
       expect(log[0].log[0]).toMatchObject({ attempt: 1, statusCode: 200, error: null })
     } finally {
@@ -81,7 +92,10 @@ describe('esports webhooks', () => {
       const ids = receiver.received.map((h) => h.headers['webhook-id'])
       expect(new Set(ids).size).toBe(1)
       expect(receiver.received.every((h) => verifyDelivery(h, SECRET))).toBe(true)
-      const [delivery] = await until(() => deliveries(webhook.id), (d) => d[0]?.status === 'delivered')
+      const [delivery] = await until(
+        () => deliveries(webhook.id),
+        (d) => d[0]?.status === 'delivered',
+      )
       expect(delivery).toMatchObject({ status: 'delivered', attempts: 3, eventId: ids[0], lastStatusCode: 200 })
       expect(delivery.log.map((a: { statusCode: number }) => a.statusCode)).toEqual([503, 503, 200])
     } finally {
@@ -95,7 +109,10 @@ describe('esports webhooks', () => {
     try {
       const webhook = await api.created('/webhooks', { url: receiver.url, events: ['team.created'], secret: SECRET })
       await teamIn()
-      const disabled = await until(async () => (await api.get(`/webhooks/${webhook.id}`)).json(), (w) => w.status === 'disabled')
+      const disabled = await until(
+        async () => (await api.get(`/webhooks/${webhook.id}`)).json(),
+        (w) => w.status === 'disabled',
+      )
       expect(disabled.status).toBe('disabled')
       expect(disabled.disabledReason).toMatch(/3 failed attempts/)
       const [failed] = await deliveries(webhook.id)
@@ -110,7 +127,10 @@ describe('esports webhooks', () => {
       await receiver.waitFor(4)
       expect(receiver.received[3]!.headers['webhook-id']).toBe(failed.eventId)
       expect(receiver.received).toHaveLength(4)
-      const [after] = await until(() => deliveries(webhook.id), (d) => d.find((x: { id: string }) => x.id === failed.id)?.status === 'delivered')
+      const [after] = await until(
+        () => deliveries(webhook.id),
+        (d) => d.find((x: { id: string }) => x.id === failed.id)?.status === 'delivered',
+      )
       expect(after).toBeDefined()
     } finally {
       await receiver.close()
@@ -122,12 +142,16 @@ describe('esports webhooks', () => {
     try {
       await api.created('/webhooks', { url: receiver.url, events: ['team.created'], secret: SECRET })
       const rollback = new Error('rollback')
-      await t.db!.transaction(async (tx) => {
-        await tx.query(`INSERT INTO platform.outbox (id, service, type, aggregate_id, payload) VALUES (gen_random_uuid(), 'esports', 'team.created', 'x', '{"environment":"production","data":{}}')`)
-        throw rollback
-      }).catch((error: unknown) => {
-        if (error !== rollback) throw error
-      })
+      await t
+        .db!.transaction(async (tx) => {
+          await tx.query(
+            `INSERT INTO platform.outbox (id, service, type, aggregate_id, payload) VALUES (gen_random_uuid(), 'esports', 'team.created', 'x', '{"environment":"production","data":{}}')`,
+          )
+          throw rollback
+        })
+        .catch((error: unknown) => {
+          if (error !== rollback) throw error
+        })
       const teamId = await teamIn()
       await receiver.waitFor(1, 5000)
       expect(receiver.received.map((h) => h.json.data.teamId)).toEqual([teamId])
@@ -143,9 +167,16 @@ describe('esports webhooks', () => {
       // As after a change of TESSERA_SECRET_KEY: the sealed secret no longer opens.
       await t.db!.query("UPDATE platform.webhook_subscriptions SET secret_sealed = 'v1.AAAA.AAAA.AAAA' WHERE id = $1", [webhook.id])
       await teamIn()
-      const [failed] = await until(() => deliveries(webhook.id), (d) => d[0]?.status === 'failed')
+      const [failed] = await until(
+        () => deliveries(webhook.id),
+        (d) => d[0]?.status === 'failed',
+      )
       expect(failed).toMatchObject({ status: 'failed', attempts: 3 })
-      expect(failed.log.map((a: { error: string }) => a.error)).toEqual([expect.stringMatching(/^not sent/), expect.stringMatching(/^not sent/), expect.stringMatching(/^not sent/)])
+      expect(failed.log.map((a: { error: string }) => a.error)).toEqual([
+        expect.stringMatching(/^not sent/),
+        expect.stringMatching(/^not sent/),
+        expect.stringMatching(/^not sent/),
+      ])
       expect(receiver.received).toHaveLength(0)
       expect((await api.get(`/webhooks/${webhook.id}`)).json().status).toBe('disabled')
     } finally {
@@ -170,7 +201,7 @@ describe('esports webhooks', () => {
     }
   })
 
-  it('validates subscriptions, hides others\' and needs the webhooks scopes', async () => {
+  it("validates subscriptions, hides others' and needs the webhooks scopes", async () => {
     expectError(await api.post('/webhooks', { url: 'http://127.0.0.1:9/x', events: ['player.quit'], secret: SECRET }), 422, 'VALIDATION_ERROR', 'events[0]')
     expectError(await api.post('/webhooks', { url: 'http://127.0.0.1:9/x', events: ['team.updated'], secret: 'short' }), 422, 'VALIDATION_ERROR', 'secret')
     expectError(await api.post('/webhooks', { events: ['team.updated'], secret: SECRET }), 422, 'VALIDATION_ERROR', 'url')

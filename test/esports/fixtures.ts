@@ -33,7 +33,20 @@ export async function keyFor(t: TestTessera, scopes: string[], environment: Envi
 }
 
 /** Every esports scope. */
-export const ALL = ['programs:read', 'programs:write', 'teams:read', 'teams:write', 'players:read', 'players:write', 'matches:read', 'matches:write', 'career:read', 'career:write', 'webhooks:read', 'webhooks:write']
+export const ALL = [
+  'programs:read',
+  'programs:write',
+  'teams:read',
+  'teams:write',
+  'players:read',
+  'players:write',
+  'matches:read',
+  'matches:write',
+  'career:read',
+  'career:write',
+  'webhooks:read',
+  'webhooks:write',
+]
 
 /** A REST caller bound to one environment's base and credential. */
 export function restClient(t: TestTessera, authorization: string, environment: Environment = 'production') {
@@ -58,7 +71,12 @@ export function restClient(t: TestTessera, authorization: string, environment: E
 /** A valid program body. */
 export function programBody(overrides: { institutionId?: string; games?: string[]; status?: string; name?: string } = {}) {
   return {
-    institution: { id: overrides.institutionId ?? 'inst-1', name: 'Lincoln High School', type: 'high_school', location: { country: 'US', state: 'CA', city: 'Fresno' } },
+    institution: {
+      id: overrides.institutionId ?? 'inst-1',
+      name: 'Lincoln High School',
+      type: 'high_school',
+      location: { country: 'US', state: 'CA', city: 'Fresno' },
+    },
     program: {
       name: overrides.name ?? 'Lincoln Esports',
       type: 'varsity',
@@ -71,7 +89,12 @@ export function programBody(overrides: { institutionId?: string; games?: string[
 }
 
 /** A valid player body for a program. */
-export function playerBody(programId: string, n: number, consent: Partial<{ parentalConsent: boolean; dataSharing: boolean; mediaRelease: boolean }> = {}, personal: Record<string, unknown> = {}) {
+export function playerBody(
+  programId: string,
+  n: number,
+  consent: Partial<{ parentalConsent: boolean; dataSharing: boolean; mediaRelease: boolean }> = {},
+  personal: Record<string, unknown> = {},
+) {
   const all = { parentalConsent: true, dataSharing: true, mediaRelease: true, ...consent }
   return {
     programId,

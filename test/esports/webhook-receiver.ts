@@ -62,7 +62,9 @@ export function verifyDelivery(hook: ReceivedWebhook, secret: string): boolean {
   const id = String(hook.headers['webhook-id'])
   const ts = String(hook.headers['webhook-timestamp'])
   const expected = createHmac('sha256', Buffer.from(secret)).update(`${id}.${ts}.${hook.body}`).digest('base64')
-  const standardOk = String(hook.headers['webhook-signature']).split(' ').some((s) => same(s, `v1,${expected}`))
+  const standardOk = String(hook.headers['webhook-signature'])
+    .split(' ')
+    .some((s) => same(s, `v1,${expected}`))
   const fresh = Math.abs(Date.now() / 1000 - Number(ts)) < 300
   return payloadOk && rawOk && standardOk && fresh && id === hook.json.id
 }

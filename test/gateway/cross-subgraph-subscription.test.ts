@@ -28,7 +28,10 @@ describe('a subscription whose selection spans subgraphs', () => {
 
   beforeAll(async () => {
     const errors = defineErrors(STANDARD_ERRORS, STANDARD_ROLES)
-    const context = async (headers: Record<string, unknown>) => ({ user: headers.authorization as string | undefined, requestId: undefined as string | undefined })
+    const context = async (headers: Record<string, unknown>) => ({
+      user: headers.authorization as string | undefined,
+      requestId: undefined as string | undefined,
+    })
     const ticks = createSubgraph({
       name: 'ticks',
       typeDefs: parse(ticksSdl),

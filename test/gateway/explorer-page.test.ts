@@ -33,7 +33,9 @@ describe('the GraphiQL explorer at /graphql', () => {
       const url = request.url()
       if (!url.startsWith(t.url!) && !url.startsWith('data:') && !url.startsWith('blob:')) foreign.push(url)
     })
-    const introspected = page.waitForResponse((r) => r.url().endsWith('/graphql') && r.request().method() === 'POST' && (r.request().postData() ?? '').includes('__schema'))
+    const introspected = page.waitForResponse(
+      (r) => r.url().endsWith('/graphql') && r.request().method() === 'POST' && (r.request().postData() ?? '').includes('__schema'),
+    )
     await page.goto(`${t.url}/graphql`)
     expect((await introspected).status()).toBe(200)
     expect(await page.title()).toBe('Tessera explorer')

@@ -5,7 +5,12 @@ import { build, type TestTessera } from '../helper.js'
 // gateway processes in front of it over HTTP, one with the fast path and one without.
 const CASES: { name: string; query: string; variables?: Record<string, unknown>; anonymous?: boolean; fast: boolean }[] = [
   { name: 'catalog', query: '{ chartTypes { total items { id name category supportedFeatures dataFormat maxDataPoints } } }', fast: true },
-  { name: 'aliases and a variable', query: 'query($c: String) { page: chartTypes(category: $c, limit: 2) { n: total items { key: id } } }', variables: { c: 'trend' }, fast: true },
+  {
+    name: 'aliases and a variable',
+    query: 'query($c: String) { page: chartTypes(category: $c, limit: 2) { n: total items { key: id } } }',
+    variables: { c: 'trend' },
+    fast: true,
+  },
   { name: 'no credential (error code and path from the service)', query: '{ chartTypes { total } }', anonymous: true, fast: true },
   { name: 'an unknown chart (null, no error)', query: '{ chart(id: "00000000-0000-4000-8000-000000000000") { id } }', fast: true },
   { name: '__typename', query: '{ chartTypes { __typename total } }', fast: false },

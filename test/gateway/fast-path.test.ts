@@ -27,7 +27,12 @@ interface Case {
 const CASES: Case[] = [
   { name: 'catalog', query: '{ chartTypes { total items { id name category supportedFeatures dataFormat maxDataPoints } } }', fast: true },
   { name: 'aliases', query: '{ page: chartTypes(limit: 2, offset: 1) { count: total items { key: id label: name } } }', fast: true },
-  { name: 'an enum argument and a variable', query: 'query($c: String) { chartTypes(category: $c) { total items { id category } } }', variables: { c: 'trend' }, fast: true },
+  {
+    name: 'an enum argument and a variable',
+    query: 'query($c: String) { chartTypes(category: $c) { total items { id category } } }',
+    variables: { c: 'trend' },
+    fast: true,
+  },
   { name: '@include false', query: 'query($with: Boolean!) { chartTypes { total items @include(if: $with) { id } } }', variables: { with: false }, fast: true },
   { name: '@include true', query: 'query($with: Boolean!) { chartTypes { total items @include(if: $with) { id } } }', variables: { with: true }, fast: true },
   { name: '@skip on a leaf', query: 'query($s: Boolean!) { chartTypes { total @skip(if: $s) items { id } } }', variables: { s: true }, fast: true },
@@ -40,11 +45,20 @@ const CASES: Case[] = [
   { name: 'introspection', query: '{ __schema { queryType { name } } }', fast: false },
   { name: 'one alert', query: 'query($id: ID!) { alert(id: $id) { id deviceId priority status raisedAt message } }', variables: { id: 'ALERT' }, fast: true },
   { name: 'an alert with its device', query: 'query($id: ID!) { alert(id: $id) { id device { id } } }', variables: { id: 'ALERT' }, fast: true },
-  { name: 'an unknown alert (error with a path)', query: 'query($id: ID!) { alert(id: $id) { id } }', variables: { id: '00000000-0000-4000-8000-000000000000' }, fast: true },
+  {
+    name: 'an unknown alert (error with a path)',
+    query: 'query($id: ID!) { alert(id: $id) { id } }',
+    variables: { id: '00000000-0000-4000-8000-000000000000' },
+    fast: true,
+  },
   { name: 'no credential (error code)', query: '{ alerts { total } }', fast: true, anonymous: true },
   { name: 'a variable of the wrong type', query: 'query($id: ID!) { alert(id: $id) { id } }', variables: { id: { not: 'an id' } }, fast: true },
   { name: 'a missing variable', query: 'query($id: ID!) { alert(id: $id) { id } }', fast: true },
-  { name: 'two subgraphs', query: '{ run(id: "00000000-0000-4000-8000-000000000000") { id output { runId chart(input: { chartType: "bar" }) { chartType } } } }', fast: false },
+  {
+    name: 'two subgraphs',
+    query: '{ run(id: "00000000-0000-4000-8000-000000000000") { id output { runId chart(input: { chartType: "bar" }) { chartType } } } }',
+    fast: false,
+  },
   { name: 'a named operation among two', query: 'query A { chartTypes { total } } query B { alerts { total } }', fast: true },
 ]
 
@@ -76,7 +90,12 @@ describe('the gateway fast path answers exactly what Apollo executor answers', (
     await gateway.register(app)
     reference = { app, gateway }
     fastPath = createFastPath({ supergraphSdl, dataSources: {} })
-    const raised = await t.app.inject({ method: 'POST', url: '/v1/medical/alert', headers: t.auth, payload: { device_id: 'pump-7', priority: 'low', message: 'check line' } })
+    const raised = await t.app.inject({
+      method: 'POST',
+      url: '/v1/medical/alert',
+      headers: t.auth,
+      payload: { device_id: 'pump-7', priority: 'low', message: 'check line' },
+    })
     alertId = raised.json().alert_id
   })
   afterAll(async () => {
@@ -115,7 +134,12 @@ describe('the gateway fast path answers exactly what Apollo executor answers', (
     expect(error.path).toEqual(['alert'])
     expect(error.extensions).toMatchObject({ code: 'NOT_FOUND', http: { status: 404 } })
 
-    const anonymous = await t.app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json' }, payload: { query: '{ alerts { total } }' } })
+    const anonymous = await t.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { 'content-type': 'application/json' },
+      payload: { query: '{ alerts { total } }' },
+    })
     expect(anonymous.json().errors[0]).toMatchObject({ path: ['alerts'], extensions: { code: 'UNAUTHORIZED' } })
   })
 
@@ -138,8 +162,14 @@ describe('the gateway fast path answers exactly what Apollo executor answers', (
   })
 
   it('still runs the limits, CSRF and rate-limit checks before it', async () => {
-    const deep = '{ alert(id: "x") { device { alerts { items { device { alerts { items { device { alerts { items { device { alerts { items { id } } } } } } } } } } } } } }'
-    const tooDeep = await t.app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', ...t.auth }, payload: { query: deep } })
+    const deep =
+      '{ alert(id: "x") { device { alerts { items { device { alerts { items { device { alerts { items { device { alerts { items { id } } } } } } } } } } } } } }'
+    const tooDeep = await t.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { 'content-type': 'application/json', ...t.auth },
+      payload: { query: deep },
+    })
     expect(tooDeep.statusCode).toBe(400)
     const csrf = await t.app.inject({ method: 'GET', url: '/graphql?query=%7BchartTypes%7Btotal%7D%7D', headers: { ...t.auth } })
     expect(csrf.statusCode).toBe(400)

@@ -50,7 +50,9 @@ describe('GraphQL through the gateway (embedded)', () => {
   })
 
   it('refuses a NUL character in variables or literals with the service code, not a 500', async () => {
-    const viaVariable = await gql(t, 'mutation($i: AlertInput!) { raiseAlert(input: $i) { id } }', { i: { deviceId: 'pump-1', priority: 'HIGH', message: 'a\u0000b' } })
+    const viaVariable = await gql(t, 'mutation($i: AlertInput!) { raiseAlert(input: $i) { id } }', {
+      i: { deviceId: 'pump-1', priority: 'HIGH', message: 'a\u0000b' },
+    })
     expect(viaVariable.json().errors[0].extensions).toMatchObject({ code: 'INVALID_REQUEST', details: { field: '$i.message' } })
     const viaLiteral = await gql(t, 'mutation { raiseAlert(input: { deviceId: "pump-1", priority: HIGH, message: "a\\u0000b" }) { id } }')
     expect(viaLiteral.json().errors[0].extensions).toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'query' } })
@@ -85,7 +87,9 @@ describe('GraphQL through the gateway (embedded)', () => {
     expect(expires_in).toBeGreaterThan(0)
     const res = await gql(t, '{ alerts { total } }', undefined, { authorization: `Bearer ${access_token}` })
     expect(res.json().errors).toBeUndefined()
-    const write = await gql(t, 'mutation { raiseAlert(input: { deviceId: "x", priority: HIGH }) { id } }', undefined, { authorization: `Bearer ${access_token}` })
+    const write = await gql(t, 'mutation { raiseAlert(input: { deviceId: "x", priority: HIGH }) { id } }', undefined, {
+      authorization: `Bearer ${access_token}`,
+    })
     expect(write.json().errors[0].extensions.code).toBe('FORBIDDEN')
   })
 

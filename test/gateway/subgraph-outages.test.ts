@@ -24,7 +24,12 @@ describe('one service down leaves the others’ fields answered (partial data)',
       afterAll(() => t.close())
 
       it(`answers every other root field and one error naming ${down} at ${OWNER[down]}`, async () => {
-        const res = await t.app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', ...t.auth }, payload: { query: QUERY } })
+        const res = await t.app.inject({
+          method: 'POST',
+          url: '/graphql',
+          headers: { 'content-type': 'application/json', ...t.auth },
+          payload: { query: QUERY },
+        })
         expect(res.statusCode).toBe(200)
         const { data, errors } = res.json()
         expect(data[OWNER[down]!]).toBeNull()
@@ -61,7 +66,12 @@ describe('a hung subgraph: timeout, then the breaker fails fast', () => {
   })
 
   const ask = () =>
-    gateway.app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', authorization: 'Bearer x' }, payload: { query: '{ alerts { total } a2: alerts(limit: 1) { total } }' } })
+    gateway.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer x' },
+      payload: { query: '{ alerts { total } a2: alerts(limit: 1) { total } }' },
+    })
 
   it('answers within the timeout with errors naming the subgraph and each path', async () => {
     const started = Date.now()
@@ -70,7 +80,10 @@ describe('a hung subgraph: timeout, then the breaker fails fast', () => {
     const { data, errors } = res.json()
     expect(data).toEqual({ alerts: null, a2: null })
     expect(errors.map((e: { path: string[] }) => e.path)).toEqual([['alerts'], ['a2']])
-    expect(errors[0]).toMatchObject({ message: expect.stringContaining('Subgraph devices did not answer within 300 ms'), extensions: { code: 'SUBGRAPH_TIMEOUT', subgraph: 'devices' } })
+    expect(errors[0]).toMatchObject({
+      message: expect.stringContaining('Subgraph devices did not answer within 300 ms'),
+      extensions: { code: 'SUBGRAPH_TIMEOUT', subgraph: 'devices' },
+    })
   })
 
   it('opens the breaker after 5 failures in a row and then fails at once', async () => {

@@ -41,7 +41,12 @@ describe('deeply nested input is refused with 400 in each interface body', () =>
     expect(routes.length).toBeGreaterThanOrEqual(10)
     const body = `{"data":${deepJson(5000)}}`
     for (const route of routes) {
-      const res = await t.app.inject({ method: route.method as 'POST', url: route.url, headers: { ...t.auth, 'content-type': 'application/json' }, payload: body })
+      const res = await t.app.inject({
+        method: route.method as 'POST',
+        url: route.url,
+        headers: { ...t.auth, 'content-type': 'application/json' },
+        payload: body,
+      })
       expect(res.statusCode, `${route.method} ${route.url}: ${res.body}`).toBe(400)
       expect(res.body, `${route.method} ${route.url}`).toMatch(/deeper than 64 levels/)
       expect(res.body).toContain('data.a.a.a')
@@ -54,7 +59,11 @@ describe('deeply nested input is refused with 400 in each interface body', () =>
     expect(res.statusCode).toBe(400)
     expect(res.json().errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: expect.stringMatching(/^variables\.i\.a\.a/) } })
     const query = encodeURIComponent('query($x: JSON) { __typename }')
-    const get = await t.app.inject({ method: 'GET', url: `/graphql?query=${query}&variables=${encodeURIComponent(`{"x":${deepJson(5000)}}`)}`, headers: { ...t.auth, 'apollo-require-preflight': 'true' } })
+    const get = await t.app.inject({
+      method: 'GET',
+      url: `/graphql?query=${query}&variables=${encodeURIComponent(`{"x":${deepJson(5000)}}`)}`,
+      headers: { ...t.auth, 'apollo-require-preflight': 'true' },
+    })
     expect(get.statusCode).toBe(400)
     expect(get.json().errors[0].extensions.code).toBe('BAD_USER_INPUT')
   })

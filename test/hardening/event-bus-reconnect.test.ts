@@ -25,7 +25,12 @@ function flakyListener(db: Database) {
 
 const publish = (db: Database, aggregateId: string) => {
   const row = outboxRow('gap.test', aggregateId, { aggregateId })
-  return db.query("INSERT INTO platform.outbox (id, service, type, aggregate_id, payload) VALUES ($1, 'devices', $2, $3, $4)", [row.id, row.type, row.aggregateId, JSON.stringify(row.payload)])
+  return db.query("INSERT INTO platform.outbox (id, service, type, aggregate_id, payload) VALUES ($1, 'devices', $2, $3, $4)", [
+    row.id,
+    row.type,
+    row.aggregateId,
+    JSON.stringify(row.payload),
+  ])
 }
 
 describe('event bus across a lost LISTEN connection', () => {

@@ -9,7 +9,9 @@ async function refusedWhileHealthy(t: TestTessera, query: string, headers?: Reco
   const started = performance.now()
   const [res, health] = await Promise.all([
     post(t, query, headers).then((r) => ({ r, ms: performance.now() - started })),
-    new Promise((resolve) => setTimeout(resolve, 5)).then(() => t.app.inject({ method: 'GET', url: '/health' })).then((r) => ({ r, ms: performance.now() - started })),
+    new Promise((resolve) => setTimeout(resolve, 5))
+      .then(() => t.app.inject({ method: 'GET', url: '/health' }))
+      .then((r) => ({ r, ms: performance.now() - started })),
   ])
   expect(health.r.statusCode).toBe(200)
   // Generous bounds for a loaded machine; the freezes these guard against took 1.2–60 s.

@@ -69,9 +69,18 @@ describe('/graphql answers body errors in GraphQL error shape', () => {
   afterAll(() => t.close())
 
   it('413 for an oversized body, 400 for malformed JSON, both quickly and in the errors array', async () => {
-    const big = await t.app.inject({ method: 'POST', url: '/graphql', headers: { ...t.auth, 'content-type': 'application/json' }, payload: JSON.stringify({ query: `{ __typename } #${'x'.repeat(4000)}` }) })
+    const big = await t.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { ...t.auth, 'content-type': 'application/json' },
+      payload: JSON.stringify({ query: `{ __typename } #${'x'.repeat(4000)}` }),
+    })
     expect(big.statusCode).toBe(413)
-    expect(big.json()).toEqual({ errors: [{ message: 'Request body is too large', extensions: { code: 'PAYLOAD_TOO_LARGE', http: { status: 413 }, requestId: big.headers['x-request-id'] } }] })
+    expect(big.json()).toEqual({
+      errors: [
+        { message: 'Request body is too large', extensions: { code: 'PAYLOAD_TOO_LARGE', http: { status: 413 }, requestId: big.headers['x-request-id'] } },
+      ],
+    })
     const bad = await t.app.inject({ method: 'POST', url: '/graphql', headers: { ...t.auth, 'content-type': 'application/json' }, payload: '{"query": ' })
     expect(bad.statusCode).toBe(400)
     expect(bad.json().errors[0].extensions.code).toBe('BAD_REQUEST')

@@ -47,7 +47,11 @@ describe('API keys in the query string are refused with a clear error', () => {
     const alerts = await t.app.inject({ method: 'GET', url: `/v1/medical/alerts?api_key=${t.apiKey}` })
     expect(alerts.statusCode).toBe(400)
     expect(alerts.json().error.details.field).toBe('api_key')
-    const gql = await t.app.inject({ method: 'GET', url: `/graphql?query=${encodeURIComponent('{ __typename }')}&token=${t.apiKey}`, headers: { 'apollo-require-preflight': 'true' } })
+    const gql = await t.app.inject({
+      method: 'GET',
+      url: `/graphql?query=${encodeURIComponent('{ __typename }')}&token=${t.apiKey}`,
+      headers: { 'apollo-require-preflight': 'true' },
+    })
     expect(gql.statusCode).toBe(400)
     expect(gql.json().errors[0].extensions.details.field).toBe('token')
   })

@@ -15,7 +15,16 @@ describe('platform file store', () => {
   afterAll(() => db?.close())
 
   const register = (staged: Parameters<FileStore['register']>[1]) =>
-    store.register({ $executeRawUnsafe: async (sql, ...values) => (await db.query(sql.replace(/RETURNING.*/s, ''), values), (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM platform.files WHERE id = $1', [staged.id]))[0]!.n) }, staged, { service: 'test', contentType: 'application/octet-stream' })
+    store.register(
+      {
+        $executeRawUnsafe: async (sql, ...values) => (
+          await db.query(sql.replace(/RETURNING.*/s, ''), values),
+          (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM platform.files WHERE id = $1', [staged.id]))[0]!.n
+        ),
+      },
+      staged,
+      { service: 'test', contentType: 'application/octet-stream' },
+    )
 
   it('writes chunk by chunk while the source is still streaming, and reads back the same bytes', async () => {
     const total = 8 * 1024 * 1024

@@ -9,7 +9,13 @@ const BASE = '/v1/heritage'
 const COLLECTION = [
   { title: 'Bronze ritual wine vessel', culture: 'Chinese', period: 'Shang dynasty', materials: ['bronze'], description: 'A jue used in ancestral rites.' },
   { title: 'Porcelain dragon jar', culture: 'Chinese', period: '1403-1424', materials: ['porcelain'], description: 'Imperial jar with a five-clawed dragon.' },
-  { title: 'Celadon bowl', culture: 'Korean', period: '12th century', materials: ['stoneware'], description: 'A Goryeo bowl with a dragon incised under the glaze.' },
+  {
+    title: 'Celadon bowl',
+    culture: 'Korean',
+    period: '12th century',
+    materials: ['stoneware'],
+    description: 'A Goryeo bowl with a dragon incised under the glaze.',
+  },
   { title: 'Red-figure amphora', culture: 'Greek', period: '5th century BCE', materials: ['terracotta'], description: 'Athletes at the games.' },
   { title: 'Bronze Age axe head', culture: 'Nordic', period: 'Bronze Age', materials: ['bronze'], description: 'Cast axe head.' },
 ]
@@ -68,7 +74,14 @@ describe('heritage search, tours, analytics and OAI-PMH', () => {
         type: 'vr',
         artifacts: [jar, bowl],
         scenes: [
-          { artifactId: jar, position: { x: 0, y: 1.2, z: -2 }, rotation: { y: 45 }, scale: 2, narration: 'Made for the Yongle emperor.', hotspots: [{ label: 'Five claws', text: 'An imperial mark.', position: { x: 0.1, y: 0.2, z: 0 } }] },
+          {
+            artifactId: jar,
+            position: { x: 0, y: 1.2, z: -2 },
+            rotation: { y: 45 },
+            scale: 2,
+            narration: 'Made for the Yongle emperor.',
+            hotspots: [{ label: 'Five claws', text: 'An imperial mark.', position: { x: 0.1, y: 0.2, z: 0 } }],
+          },
           { artifactId: bowl },
         ],
       },
@@ -89,20 +102,66 @@ describe('heritage search, tours, analytics and OAI-PMH', () => {
     expect(tour.scenes[1]).toMatchObject({ artifactId: bowl, scale: { x: 1, y: 1, z: 1 }, hotspots: [] })
     expect((await t.app.inject({ method: 'GET', url: `${BASE}/tours/${tour.id}`, headers: t.auth })).json()).toEqual(tour)
 
-    const unknown = await t.app.inject({ method: 'POST', url: `${BASE}/tours`, headers: t.auth, payload: { name: 'x', type: 'vr', artifacts: [jar, '00000000-0000-4000-8000-000000000000'] } })
+    const unknown = await t.app.inject({
+      method: 'POST',
+      url: `${BASE}/tours`,
+      headers: t.auth,
+      payload: { name: 'x', type: 'vr', artifacts: [jar, '00000000-0000-4000-8000-000000000000'] },
+    })
     expect(expectError(unknown, 400, 'INVALID_REQUEST', 'artifacts[1]').message).toMatch(/does not exist/)
-    expectError(await t.app.inject({ method: 'POST', url: `${BASE}/tours`, headers: t.auth, payload: { name: 'x', type: 'hologram', artifacts: [jar] } }), 400, 'INVALID_REQUEST', 'type')
-    expectError(await t.app.inject({ method: 'POST', url: `${BASE}/tours`, headers: t.auth, payload: { name: 'x', type: 'vr', artifacts: [jar], scenes: [{ artifactId: bowl }] } }), 400, 'INVALID_REQUEST', 'scenes[0].artifactId')
-    expectError(await t.app.inject({ method: 'POST', url: `${BASE}/tours`, headers: t.auth, payload: { name: 'x', type: 'vr', artifacts: [jar], scenes: [{ artifactId: jar, scale: 0 }] } }), 400, 'INVALID_REQUEST', 'scenes[0].scale.x')
-    expectError(await t.app.inject({ method: 'POST', url: `${BASE}/tours`, headers: t.auth, payload: { name: 'x', type: 'vr', artifacts: [jar], scenes: [{ artifactId: jar, hotspots: [{ label: 'h' }] }] } }), 400, 'INVALID_REQUEST', 'scenes[0].hotspots[0].position')
+    expectError(
+      await t.app.inject({ method: 'POST', url: `${BASE}/tours`, headers: t.auth, payload: { name: 'x', type: 'hologram', artifacts: [jar] } }),
+      400,
+      'INVALID_REQUEST',
+      'type',
+    )
+    expectError(
+      await t.app.inject({
+        method: 'POST',
+        url: `${BASE}/tours`,
+        headers: t.auth,
+        payload: { name: 'x', type: 'vr', artifacts: [jar], scenes: [{ artifactId: bowl }] },
+      }),
+      400,
+      'INVALID_REQUEST',
+      'scenes[0].artifactId',
+    )
+    expectError(
+      await t.app.inject({
+        method: 'POST',
+        url: `${BASE}/tours`,
+        headers: t.auth,
+        payload: { name: 'x', type: 'vr', artifacts: [jar], scenes: [{ artifactId: jar, scale: 0 }] },
+      }),
+      400,
+      'INVALID_REQUEST',
+      'scenes[0].scale.x',
+    )
+    expectError(
+      await t.app.inject({
+        method: 'POST',
+        url: `${BASE}/tours`,
+        headers: t.auth,
+        payload: { name: 'x', type: 'vr', artifacts: [jar], scenes: [{ artifactId: jar, hotspots: [{ label: 'h' }] }] },
+      }),
+      400,
+      'INVALID_REQUEST',
+      'scenes[0].hotspots[0].position',
+    )
     expectError(await t.app.inject({ method: 'GET', url: `${BASE}/tours/00000000-0000-4000-8000-000000000000`, headers: t.auth }), 404, 'NOT_FOUND')
   })
 
-  it('serves a tour page with <model-viewer> from this server and the tour\'s models', async () => {
+  it("serves a tour page with <model-viewer> from this server and the tour's models", async () => {
     const jar = ids['Porcelain dragon jar']!
-    const up = await t.app.inject({ method: 'POST', url: `${BASE}/artifacts/${jar}/models`, ...multipart([{ name: 'file', filename: 'jar.glb', bytes: triangleGlb() }], t.auth) })
+    const up = await t.app.inject({
+      method: 'POST',
+      url: `${BASE}/artifacts/${jar}/models`,
+      ...multipart([{ name: 'file', filename: 'jar.glb', bytes: triangleGlb() }], t.auth),
+    })
     expect(up.statusCode, up.body).toBe(201)
-    const tour = (await t.app.inject({ method: 'POST', url: `${BASE}/tours`, headers: t.auth, payload: { name: 'Jar <one>', type: 'web', artifacts: [jar] } })).json()
+    const tour = (
+      await t.app.inject({ method: 'POST', url: `${BASE}/tours`, headers: t.auth, payload: { name: 'Jar <one>', type: 'web', artifacts: [jar] } })
+    ).json()
     const page = await t.app.inject({ method: 'GET', url: tour.url, headers: t.auth })
     expect(page.statusCode).toBe(200)
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8')
@@ -133,24 +192,53 @@ describe('heritage search, tours, analytics and OAI-PMH', () => {
     await t.app.inject({ method: 'GET', url: `${BASE}/artifacts/${vessel}`, headers: t.auth })
     await t.app.inject({ method: 'GET', url: `${BASE}/artifacts/${vessel}`, headers: t.auth })
     await search('q=ritual')
-    const up = (await t.app.inject({ method: 'POST', url: `${BASE}/artifacts/${vessel}/models`, ...multipart([{ name: 'file', filename: 'v.glb', bytes: triangleGlb() }], t.auth) })).json()
+    const up = (
+      await t.app.inject({
+        method: 'POST',
+        url: `${BASE}/artifacts/${vessel}/models`,
+        ...multipart([{ name: 'file', filename: 'v.glb', bytes: triangleGlb() }], t.auth),
+      })
+    ).json()
     await t.app.inject({ method: 'GET', url: up.url, headers: t.auth })
     await t.app.inject({ method: 'GET', url: up.url, headers: { ...t.auth, range: 'bytes=100-' } })
     const head = await t.app.inject({ method: 'HEAD', url: up.url, headers: t.auth })
     expect(head.statusCode).toBe(200)
     expect(head.headers['content-length']).toBe(String(triangleGlb().length))
     expect(head.headers['accept-ranges']).toBe('bytes')
-    const tour = (await t.app.inject({ method: 'POST', url: `${BASE}/tours`, headers: t.auth, payload: { name: 'Bronze', type: 'web', artifacts: [vessel] } })).json()
+    const tour = (
+      await t.app.inject({ method: 'POST', url: `${BASE}/tours`, headers: t.auth, payload: { name: 'Bronze', type: 'web', artifacts: [vessel] } })
+    ).json()
     await t.app.inject({ method: 'GET', url: tour.url, headers: t.auth })
     const after = (await t.app.inject({ method: 'GET', url: `${BASE}/artifacts/${vessel}/analytics`, headers: t.auth })).json()
-    const delta = Object.fromEntries(Object.entries(after.totals as Record<string, number>).map(([k, v]) => [k, v - (before.totals as Record<string, number>)[k]!]))
+    const delta = Object.fromEntries(
+      Object.entries(after.totals as Record<string, number>).map(([k, v]) => [k, v - (before.totals as Record<string, number>)[k]!]),
+    )
     expect(delta).toEqual({ views: 2, modelDownloads: 1, tourViews: 1, searchImpressions: 1 })
     const today = after.daily.at(-1)
     expect(today.date).toBe(new Date().toISOString().slice(0, 10))
     expect(today.views).toBeGreaterThanOrEqual(2)
-    expectError(await t.app.inject({ method: 'GET', url: `${BASE}/artifacts/${vessel}/analytics?from=2020-01-01&to=2022-01-01`, headers: t.auth }), 400, 'INVALID_REQUEST', 'from')
-    expectError(await t.app.inject({ method: 'GET', url: `${BASE}/artifacts/${vessel}/analytics?from=2020-02-30`, headers: t.auth }), 400, 'INVALID_REQUEST', 'from')
-    expectError(await t.app.inject({ method: 'GET', url: `${BASE}/artifacts/${vessel}/analytics?from=2020-02-03&to=2020-02-01`, headers: t.auth }), 400, 'INVALID_REQUEST', 'from')
-    expectError(await t.app.inject({ method: 'GET', url: `${BASE}/artifacts/00000000-0000-4000-8000-000000000000/analytics`, headers: t.auth }), 404, 'NOT_FOUND')
+    expectError(
+      await t.app.inject({ method: 'GET', url: `${BASE}/artifacts/${vessel}/analytics?from=2020-01-01&to=2022-01-01`, headers: t.auth }),
+      400,
+      'INVALID_REQUEST',
+      'from',
+    )
+    expectError(
+      await t.app.inject({ method: 'GET', url: `${BASE}/artifacts/${vessel}/analytics?from=2020-02-30`, headers: t.auth }),
+      400,
+      'INVALID_REQUEST',
+      'from',
+    )
+    expectError(
+      await t.app.inject({ method: 'GET', url: `${BASE}/artifacts/${vessel}/analytics?from=2020-02-03&to=2020-02-01`, headers: t.auth }),
+      400,
+      'INVALID_REQUEST',
+      'from',
+    )
+    expectError(
+      await t.app.inject({ method: 'GET', url: `${BASE}/artifacts/00000000-0000-4000-8000-000000000000/analytics`, headers: t.auth }),
+      404,
+      'NOT_FOUND',
+    )
   })
 })

@@ -36,7 +36,23 @@ describe('heritage open metadata', () => {
     expect(res.statusCode).toBe(200)
     expect(res.headers['x-dublin-core-source']).toBe('derived')
     const dc = res.json()
-    expect(Object.keys(dc)).toEqual(['title', 'creator', 'subject', 'description', 'publisher', 'contributor', 'date', 'type', 'format', 'identifier', 'source', 'language', 'relation', 'coverage', 'rights'])
+    expect(Object.keys(dc)).toEqual([
+      'title',
+      'creator',
+      'subject',
+      'description',
+      'publisher',
+      'contributor',
+      'date',
+      'type',
+      'format',
+      'identifier',
+      'source',
+      'language',
+      'relation',
+      'coverage',
+      'rights',
+    ])
     expect(dc.title).toEqual(['Crested helmet'])
     expect(dc.date).toEqual(['early 7th century (601 CE – 633 CE)'])
     expect(dc.type).toEqual(['PhysicalObject'])
@@ -47,10 +63,16 @@ describe('heritage open metadata', () => {
   })
 
   it('gives the oai_dc XML form for Accept: application/xml', async () => {
-    const res = await t.app.inject({ method: 'GET', url: `${BASE}/artifacts/${helmetId}/metadata/dublincore`, headers: { ...t.auth, accept: 'application/xml' } })
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `${BASE}/artifacts/${helmetId}/metadata/dublincore`,
+      headers: { ...t.auth, accept: 'application/xml' },
+    })
     expect(res.statusCode).toBe(200)
     expect(res.headers['content-type']).toBe('application/xml; charset=utf-8')
-    expect(res.body).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<oai_dc:dc xmlns:oai_dc="http:\/\/www.openarchives.org\/OAI\/2.0\/oai_dc\/" xmlns:dc="http:\/\/purl.org\/dc\/elements\/1.1\/"/)
+    expect(res.body).toMatch(
+      /^<\?xml version="1.0" encoding="UTF-8"\?>\n<oai_dc:dc xmlns:oai_dc="http:\/\/www.openarchives.org\/OAI\/2.0\/oai_dc\/" xmlns:dc="http:\/\/purl.org\/dc\/elements\/1.1\/"/,
+    )
     expect(res.body).toContain('<dc:title>Crested helmet</dc:title>')
     expect(res.body).toContain('<dc:description>An iron helmet with bronze fittings &amp; a face mask.</dc:description>')
     expect(res.body.trim().endsWith('</oai_dc:dc>')).toBe(true)
@@ -69,10 +91,39 @@ describe('heritage open metadata', () => {
     const get = await t.app.inject({ method: 'GET', url: `${BASE}/artifacts/${helmetId}/metadata/dublincore`, headers: t.auth })
     expect(get.headers['x-dublin-core-source']).toBe('replaced')
     expect(get.json()).toEqual(put.json())
-    expectError(await t.app.inject({ method: 'PUT', url: `${BASE}/artifacts/${helmetId}/metadata/dublincore`, headers: t.auth, payload: { title: ['x'], colour: ['red'] } }), 400, 'INVALID_REQUEST', 'colour')
-    expectError(await t.app.inject({ method: 'PUT', url: `${BASE}/artifacts/${helmetId}/metadata/dublincore`, headers: t.auth, payload: { title: 'x' } }), 400, 'INVALID_REQUEST', 'title')
-    expectError(await t.app.inject({ method: 'PUT', url: `${BASE}/artifacts/${helmetId}/metadata/dublincore`, headers: t.auth, payload: { title: [''] } }), 400, 'INVALID_REQUEST', 'title[0]')
-    expectError(await t.app.inject({ method: 'PUT', url: `${BASE}/artifacts/00000000-0000-4000-8000-000000000000/metadata/dublincore`, headers: t.auth, payload: { title: ['x'] } }), 404, 'NOT_FOUND')
+    expectError(
+      await t.app.inject({
+        method: 'PUT',
+        url: `${BASE}/artifacts/${helmetId}/metadata/dublincore`,
+        headers: t.auth,
+        payload: { title: ['x'], colour: ['red'] },
+      }),
+      400,
+      'INVALID_REQUEST',
+      'colour',
+    )
+    expectError(
+      await t.app.inject({ method: 'PUT', url: `${BASE}/artifacts/${helmetId}/metadata/dublincore`, headers: t.auth, payload: { title: 'x' } }),
+      400,
+      'INVALID_REQUEST',
+      'title',
+    )
+    expectError(
+      await t.app.inject({ method: 'PUT', url: `${BASE}/artifacts/${helmetId}/metadata/dublincore`, headers: t.auth, payload: { title: [''] } }),
+      400,
+      'INVALID_REQUEST',
+      'title[0]',
+    )
+    expectError(
+      await t.app.inject({
+        method: 'PUT',
+        url: `${BASE}/artifacts/00000000-0000-4000-8000-000000000000/metadata/dublincore`,
+        headers: t.auth,
+        payload: { title: ['x'] },
+      }),
+      404,
+      'NOT_FOUND',
+    )
     // The refused PUTs changed nothing.
     expect((await t.app.inject({ method: 'GET', url: `${BASE}/artifacts/${helmetId}/metadata/dublincore`, headers: t.auth })).json()).toEqual(put.json())
   })
@@ -85,7 +136,11 @@ describe('heritage open metadata', () => {
     expect(record).toMatchObject({ type: 'HumanMadeObject', _label: 'Crested helmet', id: `urn:uuid:${helmetId}` })
     expect(record.produced_by.timespan).toMatchObject({ begin_of_the_begin: '0601-01-01T00:00:00Z', end_of_the_end: '0633-12-31T23:59:59Z' })
     // No document is fetched: the context is inline, so expansion works offline.
-    const [expanded] = await jsonld.expand(record, { documentLoader: async (url) => { throw new Error(`fetched ${url}`) } })
+    const [expanded] = await jsonld.expand(record, {
+      documentLoader: async (url) => {
+        throw new Error(`fetched ${url}`)
+      },
+    })
     expect(expanded!['@type']).toEqual([`${CRM}E22_Human-Made_Object`])
     expect(expanded!['@id']).toBe(`urn:uuid:${helmetId}`)
     const names = expanded![`${CRM}P1_is_identified_by`] as Array<Record<string, unknown>>
@@ -103,7 +158,12 @@ describe('heritage open metadata', () => {
   })
 
   it('writes BCE periods as ISO 8601 years (1 BCE is year 0000)', async () => {
-    const res = await t.app.inject({ method: 'POST', url: `${BASE}/artifacts`, headers: t.auth, payload: { title: 'Kylix', culture: 'Greek', period: '500 BCE-450 BCE' } })
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `${BASE}/artifacts`,
+      headers: t.auth,
+      payload: { title: 'Kylix', culture: 'Greek', period: '500 BCE-450 BCE' },
+    })
     const cidoc = (await t.app.inject({ method: 'GET', url: `${BASE}/artifacts/${res.json().id}/metadata/cidoc`, headers: t.auth })).json()
     expect(cidoc.produced_by.timespan).toMatchObject({ begin_of_the_begin: '-0499-01-01T00:00:00Z', end_of_the_end: '-0449-12-31T23:59:59Z' })
   })

@@ -30,7 +30,9 @@ describe('heritage replicas on PostgreSQL', () => {
       dirs.push(dir)
       const env = testEnv({ PORT: '0', DATA_DIR: dir, DATABASE_URL: `${inject('postgresBase')}${name}` })
       // One after the other: the first applies the migrations and registers the credentials.
-      replicas.push(await createTesseraProcess({ mode: { kind: 'all', services: ['heritage'] }, config: loadPlatformConfig(env), env, announce: () => {}, logger: false }))
+      replicas.push(
+        await createTesseraProcess({ mode: { kind: 'all', services: ['heritage'] }, config: loadPlatformConfig(env), env, announce: () => {}, logger: false }),
+      )
     }
   }, 60_000)
   afterAll(async () => {
@@ -42,9 +44,15 @@ describe('heritage replicas on PostgreSQL', () => {
 
   it('serves a model uploaded through another replica, whole and by range', async () => {
     const [a, b] = replicas as [Replica, Replica]
-    const artifact = (await a.app.inject({ method: 'POST', url: `${BASE}/artifacts`, headers: auth, payload: { title: 'Shared', culture: 'Test', period: 'Tang dynasty' } })).json()
+    const artifact = (
+      await a.app.inject({ method: 'POST', url: `${BASE}/artifacts`, headers: auth, payload: { title: 'Shared', culture: 'Test', period: 'Tang dynasty' } })
+    ).json()
     const glb = triangleGlb()
-    const up = await a.app.inject({ method: 'POST', url: `${BASE}/artifacts/${artifact.id}/models`, ...multipart([{ name: 'file', filename: 's.glb', bytes: glb }], auth) })
+    const up = await a.app.inject({
+      method: 'POST',
+      url: `${BASE}/artifacts/${artifact.id}/models`,
+      ...multipart([{ name: 'file', filename: 's.glb', bytes: glb }], auth),
+    })
     expect(up.statusCode, up.body).toBe(201)
     const meta = await b.app.inject({ method: 'GET', url: `${BASE}/artifacts/${artifact.id}/models/${up.json().id}`, headers: auth })
     expect(meta.json()).toMatchObject({ vertexCount: 3, triangleCount: 1, sha256: up.json().sha256 })

@@ -63,18 +63,73 @@ describe('heritage REST interface', () => {
     const ok = await t.app.inject({ method: 'POST', url: `${BASE}/artifacts`, headers: t.auth, payload: { title: 'Bronze ding', culture: 'Chinese' } })
     expect(ok.statusCode).toBe(201)
     expect(ok.headers.location).toBe(`${BASE}/artifacts/${ok.json().id}`)
-    expectError(await t.app.inject({ method: 'POST', url: `${BASE}/artifacts`, headers: t.auth, payload: { culture: 'Chinese' } }), 400, 'INVALID_REQUEST', 'title')
-    expectError(await t.app.inject({ method: 'POST', url: `${BASE}/artifacts`, headers: t.auth, payload: { title: ' ', culture: 'Chinese' } }), 400, 'INVALID_REQUEST', 'title')
-    expectError(await t.app.inject({ method: 'POST', url: `${BASE}/artifacts`, headers: t.auth, payload: { title: 'x', culture: 'y', dimensions: { height: 3, unit: 'cubits' } } }), 400, 'INVALID_REQUEST', 'dimensions.unit')
-    expectError(await t.app.inject({ method: 'POST', url: `${BASE}/artifacts`, headers: t.auth, payload: { title: 'x', culture: 'y', dimensions: { height: -3, unit: 'cm' } } }), 400, 'INVALID_REQUEST', 'dimensions.height')
-    expectError(await t.app.inject({ method: 'POST', url: `${BASE}/artifacts`, headers: t.auth, payload: { title: 'x', culture: 'y', period: 'whenever' } }), 400, 'INVALID_REQUEST', 'period')
-    expectError(await t.app.inject({ method: 'POST', url: `${BASE}/artifacts`, headers: t.auth, payload: { title: 'x', culture: 'y', metadata: { dublinCore: { colour: ['blue'] } } } }), 400, 'INVALID_REQUEST', 'metadata.dublinCore.colour')
-    expectError(await t.app.inject({ method: 'POST', url: `${BASE}/artifacts`, headers: t.auth, payload: { title: 'x', culture: 'y', owner: 'me' } }), 400, 'INVALID_REQUEST', 'owner')
+    expectError(
+      await t.app.inject({ method: 'POST', url: `${BASE}/artifacts`, headers: t.auth, payload: { culture: 'Chinese' } }),
+      400,
+      'INVALID_REQUEST',
+      'title',
+    )
+    expectError(
+      await t.app.inject({ method: 'POST', url: `${BASE}/artifacts`, headers: t.auth, payload: { title: ' ', culture: 'Chinese' } }),
+      400,
+      'INVALID_REQUEST',
+      'title',
+    )
+    expectError(
+      await t.app.inject({
+        method: 'POST',
+        url: `${BASE}/artifacts`,
+        headers: t.auth,
+        payload: { title: 'x', culture: 'y', dimensions: { height: 3, unit: 'cubits' } },
+      }),
+      400,
+      'INVALID_REQUEST',
+      'dimensions.unit',
+    )
+    expectError(
+      await t.app.inject({
+        method: 'POST',
+        url: `${BASE}/artifacts`,
+        headers: t.auth,
+        payload: { title: 'x', culture: 'y', dimensions: { height: -3, unit: 'cm' } },
+      }),
+      400,
+      'INVALID_REQUEST',
+      'dimensions.height',
+    )
+    expectError(
+      await t.app.inject({ method: 'POST', url: `${BASE}/artifacts`, headers: t.auth, payload: { title: 'x', culture: 'y', period: 'whenever' } }),
+      400,
+      'INVALID_REQUEST',
+      'period',
+    )
+    expectError(
+      await t.app.inject({
+        method: 'POST',
+        url: `${BASE}/artifacts`,
+        headers: t.auth,
+        payload: { title: 'x', culture: 'y', metadata: { dublinCore: { colour: ['blue'] } } },
+      }),
+      400,
+      'INVALID_REQUEST',
+      'metadata.dublinCore.colour',
+    )
+    expectError(
+      await t.app.inject({ method: 'POST', url: `${BASE}/artifacts`, headers: t.auth, payload: { title: 'x', culture: 'y', owner: 'me' } }),
+      400,
+      'INVALID_REQUEST',
+      'owner',
+    )
     expectError(await t.app.inject({ method: 'POST', url: `${BASE}/artifacts`, headers: t.auth, payload: { ...VASE } }), 409, 'CONFLICT', 'spectrumId')
   })
 
   it('lists by culture with documented paging defaults and maximum', async () => {
-    await t.app.inject({ method: 'POST', url: `${BASE}/artifacts`, headers: t.auth, payload: { title: 'Amphora', culture: 'Greek', period: '5th century BCE' } })
+    await t.app.inject({
+      method: 'POST',
+      url: `${BASE}/artifacts`,
+      headers: t.auth,
+      payload: { title: 'Amphora', culture: 'Greek', period: '5th century BCE' },
+    })
     const greek = await t.app.inject({ method: 'GET', url: `${BASE}/artifacts?culture=greek`, headers: t.auth })
     expect(greek.json()).toMatchObject({ total: 1, limit: 20, offset: 0 })
     expect(greek.json().artifacts[0].title).toBe('Amphora')
@@ -92,7 +147,11 @@ describe('heritage REST interface', () => {
     expect((await t.app.inject({ method: 'GET', url: `${BASE}/artifacts/${vaseId}`, headers: readOnly })).statusCode).toBe(200)
     expectError(await t.app.inject({ method: 'GET', url: `${BASE}/artifacts/7d0c9a9e-0000-4000-8000-000000000000`, headers: t.auth }), 404, 'NOT_FOUND')
     expectError(await t.app.inject({ method: 'GET', url: `${BASE}/artifacts/not-an-id`, headers: t.auth }), 404, 'NOT_FOUND')
-    expectError(await t.app.inject({ method: 'GET', url: `${BASE}/artifacts/${vaseId}/models/7d0c9a9e-0000-4000-8000-000000000000`, headers: t.auth }), 404, 'NOT_FOUND')
+    expectError(
+      await t.app.inject({ method: 'GET', url: `${BASE}/artifacts/${vaseId}/models/7d0c9a9e-0000-4000-8000-000000000000`, headers: t.auth }),
+      404,
+      'NOT_FOUND',
+    )
   })
 
   it('takes an OAuth access token (client credentials) with its scopes', async () => {
@@ -163,7 +222,7 @@ describe('heritage REST interface', () => {
     expect(res.json()).toMatchObject({ container: 'gltf', contentType: 'model/gltf+json', vertexCount: 3, triangleCount: 1, resolution: 'low' })
   })
 
-  it('refuses a model with validation errors listing the validator\'s messages, and stores nothing', async () => {
+  it("refuses a model with validation errors listing the validator's messages, and stores nothing", async () => {
     const before = (await t.app.inject({ method: 'GET', url: `${BASE}/artifacts/${vaseId}`, headers: t.auth })).json().metadata.technical.models.length
     const res = await upload(vaseId, brokenGlb())
     const error = expectError(res, 422, 'INVALID_MODEL', 'file')
@@ -180,7 +239,11 @@ describe('heritage REST interface', () => {
     expectError(await upload(vaseId, triangleGlb(), 'v.glb', { format: 'OBJ' }), 400, 'INVALID_REQUEST', 'format')
     expectError(await upload(vaseId, triangleGlb(), 'v.glb', { resolution: 'gigantic' }), 400, 'INVALID_REQUEST', 'resolution')
     expectError(await upload(vaseId, triangleGlb(), 'v.glb', { colour: 'blue' }), 400, 'INVALID_REQUEST', 'colour')
-    const noFile = await t.app.inject({ method: 'POST', url: `${BASE}/artifacts/${vaseId}/models`, ...multipart([{ name: 'format', value: 'glTF-2.0' }], t.auth) })
+    const noFile = await t.app.inject({
+      method: 'POST',
+      url: `${BASE}/artifacts/${vaseId}/models`,
+      ...multipart([{ name: 'format', value: 'glTF-2.0' }], t.auth),
+    })
     expectError(noFile, 400, 'INVALID_REQUEST', 'file')
     const json = await t.app.inject({ method: 'POST', url: `${BASE}/artifacts/${vaseId}/models`, headers: t.auth, payload: { file: 'x' } })
     expectError(json, 415, 'UNSUPPORTED_MEDIA_TYPE')
@@ -189,11 +252,30 @@ describe('heritage REST interface', () => {
     const chunks = async () => (await t.db!.query<{ n: number }>('SELECT count(*)::int AS n FROM platform.file_chunks'))[0]!.n
     const before = await chunks()
     const cut = `--b0\r\nContent-Disposition: form-data; name="file"; filename="a.glb"\r\n\r\n${triangleGlb().toString('latin1')}`
-    const truncated = await t.app.inject({ method: 'POST', url: `${BASE}/artifacts/${vaseId}/models`, headers: { ...t.auth, 'content-type': 'multipart/form-data; boundary=b0' }, payload: Buffer.from(cut, 'latin1') })
+    const truncated = await t.app.inject({
+      method: 'POST',
+      url: `${BASE}/artifacts/${vaseId}/models`,
+      headers: { ...t.auth, 'content-type': 'multipart/form-data; boundary=b0' },
+      payload: Buffer.from(cut, 'latin1'),
+    })
     expect(expectError(truncated, 400, 'INVALID_REQUEST', 'body').message).toMatch(/not well-formed multipart/)
-    expectError(await t.app.inject({ method: 'POST', url: `${BASE}/artifacts/${vaseId}/models`, headers: { ...t.auth, 'content-type': 'multipart/form-data' }, payload: 'x' }), 400, 'INVALID_REQUEST', 'body')
+    expectError(
+      await t.app.inject({
+        method: 'POST',
+        url: `${BASE}/artifacts/${vaseId}/models`,
+        headers: { ...t.auth, 'content-type': 'multipart/form-data' },
+        payload: 'x',
+      }),
+      400,
+      'INVALID_REQUEST',
+      'body',
+    )
     expect(await chunks()).toBe(before)
-    const forbidden = await t.app.inject({ method: 'POST', url: `${BASE}/artifacts/${vaseId}/models`, ...multipart([{ name: 'file', filename: 'v.glb', bytes: triangleGlb() }], readOnly) })
+    const forbidden = await t.app.inject({
+      method: 'POST',
+      url: `${BASE}/artifacts/${vaseId}/models`,
+      ...multipart([{ name: 'file', filename: 'v.glb', bytes: triangleGlb() }], readOnly),
+    })
     expectError(forbidden, 403, 'FORBIDDEN')
   })
 })

@@ -15,7 +15,8 @@ describe('heritage model uploads: streaming and the size limit', () => {
 
   beforeAll(async () => {
     t = await build({ services: ['heritage'], env: { TESSERA_HERITAGE_MAX_MODEL_BYTES: String(LIMIT) } })
-    artifactId = (await t.app.inject({ method: 'POST', url: `${BASE}/artifacts`, headers: t.auth, payload: { title: 'Large model', culture: 'Test' } })).json().id
+    artifactId = (await t.app.inject({ method: 'POST', url: `${BASE}/artifacts`, headers: t.auth, payload: { title: 'Large model', culture: 'Test' } })).json()
+      .id
   })
   afterAll(() => t?.close())
 
@@ -37,7 +38,17 @@ describe('heritage model uploads: streaming and the size limit', () => {
         }
       }
     }
-    const res = await t.app.inject({ method: 'POST', url: `${BASE}/artifacts/${artifactId}/models`, ...multipart([{ name: 'file', filename: 'big.glb', bytes: body }, { name: 'resolution', value: 'high' }], t.auth) })
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `${BASE}/artifacts/${artifactId}/models`,
+      ...multipart(
+        [
+          { name: 'file', filename: 'big.glb', bytes: body },
+          { name: 'resolution', value: 'high' },
+        ],
+        t.auth,
+      ),
+    })
     expect(res.statusCode, res.body).toBe(201)
     expect(res.json()).toMatchObject({ fileSize: big.size, sha256: hash.digest('hex'), vertexCount: 3, triangleCount: 1, resolution: 'high' })
     // Chunks were written as the body arrived, not after it had been collected.
@@ -50,10 +61,15 @@ describe('heritage model uploads: streaming and the size limit', () => {
 
   it('answers 413 above the documented limit and keeps none of the upload', async () => {
     const before = await chunkCount()
-    const models = async () => (await t.app.inject({ method: 'GET', url: `${BASE}/artifacts/${artifactId}`, headers: t.auth })).json().metadata.technical.models.length
+    const models = async () =>
+      (await t.app.inject({ method: 'GET', url: `${BASE}/artifacts/${artifactId}`, headers: t.auth })).json().metadata.technical.models.length
     const count = await models()
     const big = largeGlbStream(LIMIT + 512 * 1024)
-    const res = await t.app.inject({ method: 'POST', url: `${BASE}/artifacts/${artifactId}/models`, ...multipart([{ name: 'file', filename: 'huge.glb', bytes: big.stream }], t.auth) })
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `${BASE}/artifacts/${artifactId}/models`,
+      ...multipart([{ name: 'file', filename: 'huge.glb', bytes: big.stream }], t.auth),
+    })
     const error = expectError(res, 413, 'PAYLOAD_TOO_LARGE', 'file')
     expect(error.details.limit).toBe(LIMIT)
     expect(await chunkCount()).toBe(before)
@@ -64,14 +80,27 @@ describe('heritage model uploads: streaming and the size limit', () => {
     const res = await t.app.inject({
       method: 'POST',
       url: `${BASE}/artifacts/${artifactId}/models`,
-      ...multipart([{ name: 'file', filename: 'a.glb', bytes: triangleGlb() }, { name: 'format', value: 'glTF-2.0' }, { name: 'resolution', value: 'medium' }], t.auth),
+      ...multipart(
+        [
+          { name: 'file', filename: 'a.glb', bytes: triangleGlb() },
+          { name: 'format', value: 'glTF-2.0' },
+          { name: 'resolution', value: 'medium' },
+        ],
+        t.auth,
+      ),
     })
     expect(res.statusCode, res.body).toBe(201)
     expect(res.json()).toMatchObject({ format: 'glTF-2.0', resolution: 'medium' })
     const twice = await t.app.inject({
       method: 'POST',
       url: `${BASE}/artifacts/${artifactId}/models`,
-      ...multipart([{ name: 'file', filename: 'a.glb', bytes: triangleGlb() }, { name: 'file', filename: 'b.glb', bytes: triangleGlb() }], t.auth),
+      ...multipart(
+        [
+          { name: 'file', filename: 'a.glb', bytes: triangleGlb() },
+          { name: 'file', filename: 'b.glb', bytes: triangleGlb() },
+        ],
+        t.auth,
+      ),
     })
     expectError(twice, 400, 'INVALID_REQUEST', 'file')
   })

@@ -2,8 +2,7 @@ import { Readable } from 'node:stream'
 
 /** One part of a multipart/form-data body. */
 export type FormPart =
-  | { name: string; value: string }
-  | { name: string; filename: string; contentType?: string; bytes: Buffer | (() => AsyncGenerator<Buffer>) }
+  { name: string; value: string } | { name: string; filename: string; contentType?: string; bytes: Buffer | (() => AsyncGenerator<Buffer>) }
 
 const BOUNDARY = '----tessera-heritage-test-boundary'
 
@@ -18,7 +17,9 @@ export function multipart(parts: FormPart[], headers: Record<string, string> = {
         yield Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="${part.name}"\r\n\r\n${part.value}\r\n`)
         continue
       }
-      yield Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="${part.name}"; filename="${part.filename}"\r\nContent-Type: ${part.contentType ?? 'application/octet-stream'}\r\n\r\n`)
+      yield Buffer.from(
+        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${part.name}"; filename="${part.filename}"\r\nContent-Type: ${part.contentType ?? 'application/octet-stream'}\r\n\r\n`,
+      )
       if (Buffer.isBuffer(part.bytes)) yield part.bytes
       else yield* part.bytes()
       yield Buffer.from('\r\n')

@@ -42,7 +42,12 @@ describe('OAI-PMH 2.0 endpoint', () => {
   beforeAll(async () => {
     t = await build({ services: ['heritage'] })
     for (let i = 0; i < 53; i++) {
-      const res = await t.app.inject({ method: 'POST', url: `${BASE}/artifacts`, headers: t.auth, payload: { title: `Coin ${i}`, culture: 'Roman', period: '1st century' } })
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `${BASE}/artifacts`,
+        headers: t.auth,
+        payload: { title: `Coin ${i}`, culture: 'Roman', period: '1st century' },
+      })
       ids.push(res.json().id)
     }
   })

@@ -16,7 +16,10 @@ interface PageGlobals {
     createElement(tag: 'canvas'): {
       width: number
       height: number
-      getContext(kind: '2d'): { drawImage(image: unknown, x: number, y: number): void; getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } }
+      getContext(kind: '2d'): {
+        drawImage(image: unknown, x: number, y: number): void
+        getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray }
+      }
     }
   }
   Image: new () => { src: string; naturalWidth: number; naturalHeight: number; decode(): Promise<void> }
@@ -31,7 +34,16 @@ describe('tour page in headless Chromium', () => {
     browser = await chromium.launch({
       executablePath: chromiumPath(),
       headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--enable-unsafe-swiftshader', '--use-angle=swiftshader', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--enable-unsafe-swiftshader',
+        '--use-angle=swiftshader',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
       timeout: 30_000,
     })
   }, 60_000)
@@ -40,16 +52,29 @@ describe('tour page in headless Chromium', () => {
     await t?.close()
   })
 
-  it('draws the tour\'s model with <model-viewer>, loading nothing from elsewhere', async () => {
-    const artifact = (await t.app.inject({ method: 'POST', url: `${BASE}/artifacts`, headers: t.auth, payload: { title: 'Terracotta shard', culture: 'Test' } })).json()
-    const up = await t.app.inject({ method: 'POST', url: `${BASE}/artifacts/${artifact.id}/models`, ...multipart([{ name: 'file', filename: 'shard.glb', bytes: triangleGlb() }], t.auth) })
-    expect(up.statusCode, up.body).toBe(201)
-    const tour = (await t.app.inject({
+  it("draws the tour's model with <model-viewer>, loading nothing from elsewhere", async () => {
+    const artifact = (
+      await t.app.inject({ method: 'POST', url: `${BASE}/artifacts`, headers: t.auth, payload: { title: 'Terracotta shard', culture: 'Test' } })
+    ).json()
+    const up = await t.app.inject({
       method: 'POST',
-      url: `${BASE}/tours`,
-      headers: t.auth,
-      payload: { name: 'Shard', type: 'web', artifacts: [artifact.id], scenes: [{ artifactId: artifact.id, narration: 'A fragment.', hotspots: [{ label: 'Edge', position: { x: 0.25, y: 0, z: 0 } }] }] },
-    })).json()
+      url: `${BASE}/artifacts/${artifact.id}/models`,
+      ...multipart([{ name: 'file', filename: 'shard.glb', bytes: triangleGlb() }], t.auth),
+    })
+    expect(up.statusCode, up.body).toBe(201)
+    const tour = (
+      await t.app.inject({
+        method: 'POST',
+        url: `${BASE}/tours`,
+        headers: t.auth,
+        payload: {
+          name: 'Shard',
+          type: 'web',
+          artifacts: [artifact.id],
+          scenes: [{ artifactId: artifact.id, narration: 'A fragment.', hotspots: [{ label: 'Edge', position: { x: 0.25, y: 0, z: 0 } }] }],
+        },
+      })
+    ).json()
 
     const context = await browser.newContext({ extraHTTPHeaders: t.auth, viewport: { width: 800, height: 700 } })
     try {
@@ -60,10 +85,14 @@ describe('tour page in headless Chromium', () => {
       page.on('pageerror', (error) => errors.push(error.message))
       const res = await page.goto(`${t.url}${tour.url}`)
       expect(res?.status()).toBe(200)
-      await page.waitForFunction(() => {
-        const viewer = (globalThis as unknown as PageGlobals).document.querySelector('model-viewer')
-        return viewer?.loaded === true && viewer.modelIsVisible === true
-      }, undefined, { timeout: WAIT_MS })
+      await page.waitForFunction(
+        () => {
+          const viewer = (globalThis as unknown as PageGlobals).document.querySelector('model-viewer')
+          return viewer?.loaded === true && viewer.modelIsVisible === true
+        },
+        undefined,
+        { timeout: WAIT_MS },
+      )
       // A snapshot of what the viewer drew: count pixels that are not the white background.
       const drawn = await page.evaluate(async () => {
         const g = globalThis as unknown as PageGlobals

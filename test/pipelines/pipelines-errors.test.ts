@@ -19,7 +19,12 @@ describe('pipelines interface errors', () => {
   afterAll(() => t.close())
 
   const send = (method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown, headers: Record<string, string> = t.auth) =>
-    t.app.inject({ method, url, headers: { ...headers, ...(typeof payload === 'string' ? { 'content-type': 'application/json' } : {}) }, ...(payload === undefined ? {} : { payload: payload as string }) })
+    t.app.inject({
+      method,
+      url,
+      headers: { ...headers, ...(typeof payload === 'string' ? { 'content-type': 'application/json' } : {}) },
+      ...(payload === undefined ? {} : { payload: payload as string }),
+    })
   const expectError = (res: { statusCode: number; json(): any; headers: Record<string, unknown> }, status: number, code: string, field?: string) => {
     expect(res.statusCode).toBe(status)
     const { error } = res.json()
@@ -37,7 +42,15 @@ describe('pipelines interface errors', () => {
 
   it('AUTH_001 for a missing or invalid key, on every endpoint', async () => {
     const id = randomUUID()
-    for (const [method, url] of [['POST', '/v1/pipelines'], ['GET', `/v1/pipelines/${id}`], ['DELETE', `/v1/pipelines/${id}`], ['POST', `/v1/pipelines/${id}/run`], ['GET', '/v1/connectors'], ['GET', `/v1/pipelines/${id}/runs`], ['GET', `/v1/runs/${id}/logs`]] as const) {
+    for (const [method, url] of [
+      ['POST', '/v1/pipelines'],
+      ['GET', `/v1/pipelines/${id}`],
+      ['DELETE', `/v1/pipelines/${id}`],
+      ['POST', `/v1/pipelines/${id}/run`],
+      ['GET', '/v1/connectors'],
+      ['GET', `/v1/pipelines/${id}/runs`],
+      ['GET', `/v1/runs/${id}/logs`],
+    ] as const) {
       expectError(await send(method, url, undefined, {}), 401, 'AUTH_001')
       expectError(await send(method, url, undefined, { authorization: 'Bearer tsr_wrong' }), 401, 'AUTH_001')
     }
@@ -70,7 +83,11 @@ describe('pipelines interface errors', () => {
     ['incremental without cursor', { ...valid(), sync: { mode: 'incremental' } }, 'sync.cursor_column'],
     ['bad write mode', { ...valid(), sync: { write_mode: 'upsert' } }, 'sync.write_mode'],
     ['merge into a file', { ...valid(), sync: { write_mode: 'merge', primary_key: ['id'] } }, 'sync.write_mode'],
-    ['a path leaving the data folder', { ...valid(), source: { type: 'csv', path: 'in.csv' }, destination: { type: 'csv', path: '../../etc/passwd' } }, 'destination.path'],
+    [
+      'a path leaving the data folder',
+      { ...valid(), source: { type: 'csv', path: 'in.csv' }, destination: { type: 'csv', path: '../../etc/passwd' } },
+      'destination.path',
+    ],
     ['wrong name type', { ...valid(), name: 42 }, 'name'],
     ['transformations not a list', { ...valid(), transformations: {} }, 'transformations'],
   ])('PIPE_002 naming the field: %s', async (_, body, field) => {
@@ -95,7 +112,11 @@ describe('pipelines interface errors', () => {
     const closed = { ...pgSettings(), port: 1, table: 'x' }
     const source = await send('POST', '/v1/pipelines', JSON.stringify({ ...valid(), source: { type: 'postgres', ...closed } }))
     expectError(source, 500, 'CONN_001', 'source')
-    const destination = await send('POST', '/v1/pipelines', JSON.stringify({ ...valid(), source: { type: 'csv', path: 'in.csv' }, destination: { type: 'postgres', ...closed } }))
+    const destination = await send(
+      'POST',
+      '/v1/pipelines',
+      JSON.stringify({ ...valid(), source: { type: 'csv', path: 'in.csv' }, destination: { type: 'postgres', ...closed } }),
+    )
     expectError(destination, 500, 'CONN_002', 'destination')
     const missingFile = await send('POST', '/v1/pipelines', JSON.stringify({ ...valid(), source: { type: 'csv', path: 'nope.csv' } }))
     expectError(missingFile, 400, 'PIPE_002', 'source.path')

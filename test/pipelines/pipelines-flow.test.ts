@@ -22,7 +22,8 @@ async function createSourceDatabase(name: string) {
 describe('pipelines end to end', () => {
   let t: TestTessera
   let source: Awaited<ReturnType<typeof createSourceDatabase>>
-  const post = (url: string, payload?: unknown) => t.app.inject({ method: 'POST', url, headers: t.auth, ...(payload === undefined ? {} : { payload: payload as object }) })
+  const post = (url: string, payload?: unknown) =>
+    t.app.inject({ method: 'POST', url, headers: t.auth, ...(payload === undefined ? {} : { payload: payload as object }) })
   const get = (url: string) => t.app.inject({ method: 'GET', url, headers: t.auth })
 
   async function runAndWait(pipelineId: string) {
@@ -34,7 +35,11 @@ describe('pipelines end to end', () => {
     for (;;) {
       const runs = (await get(`/v1/pipelines/${pipelineId}/runs`)).json().runs as Array<{ run_id: string; status: string }>
       const run = runs.find((r) => r.run_id === run_id)
-      if (run && run.status !== 'running') return { run: run as Record<string, any>, logs: (await get(`/v1/runs/${run_id}/logs`)).json().logs as Array<{ level: string; message: string; timestamp: string }> }
+      if (run && run.status !== 'running')
+        return {
+          run: run as Record<string, any>,
+          logs: (await get(`/v1/runs/${run_id}/logs`)).json().logs as Array<{ level: string; message: string; timestamp: string }>,
+        }
       if (Date.now() > deadline) throw new Error(`run ${run_id} still running after 30 s`)
       await new Promise((r) => setTimeout(r, 150))
     }
@@ -112,7 +117,9 @@ describe('pipelines end to end', () => {
     const first = await runAndWait(id)
     expect(first.run.status, JSON.stringify(first.logs)).toBe('success')
     expect(first.run.records_processed).toBe(300)
-    await source.client.query("INSERT INTO public.orders VALUES (301, 'new', 10, 'paid', timestamptz '2026-02-01'), (302, 'new', 20, 'paid', timestamptz '2026-02-02')")
+    await source.client.query(
+      "INSERT INTO public.orders VALUES (301, 'new', 10, 'paid', timestamptz '2026-02-01'), (302, 'new', 20, 'paid', timestamptz '2026-02-02')",
+    )
     const second = await runAndWait(id)
     expect(second.run.status).toBe('success')
     expect(second.run.records_processed).toBe(2)
@@ -147,7 +154,10 @@ describe('pipelines end to end', () => {
   it('CSV → PostgreSQL', async () => {
     const dir = path.join(t.dataDir, 'pipelines/files/in')
     mkdirSync(dir, { recursive: true })
-    writeFileSync(path.join(dir, 'people.csv'), 'id,name,age,joined\n1,Ada,36,2026-01-01T00:00:00Z\n2,"Lovelace, A.",27,2026-02-01T00:00:00Z\n3,Grace,,2026-03-01T00:00:00Z\n')
+    writeFileSync(
+      path.join(dir, 'people.csv'),
+      'id,name,age,joined\n1,Ada,36,2026-01-01T00:00:00Z\n2,"Lovelace, A.",27,2026-02-01T00:00:00Z\n3,Grace,,2026-03-01T00:00:00Z\n',
+    )
     const id = await create({
       name: 'people',
       source: { type: 'csv', path: 'in/people.csv' },
@@ -166,10 +176,7 @@ describe('pipelines end to end', () => {
       source: { type: 'postgres', ...source.settings, schema: 'public', table: 'orders' },
       destination: { type: 'postgres', ...source.settings, schema: 'analytics', table: 'doomed' },
     })
-    await t.db!.query(
-      `UPDATE pipelines.pipelines SET source = jsonb_set(source, '{settings,port}', '1') WHERE id = $1`,
-      [id],
-    )
+    await t.db!.query(`UPDATE pipelines.pipelines SET source = jsonb_set(source, '{settings,port}', '1') WHERE id = $1`, [id])
     const { run, logs } = await runAndWait(id)
     expect(run.status).toBe('failed')
     expect(run.error.code).toBe('CONN_001')

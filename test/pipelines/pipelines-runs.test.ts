@@ -104,14 +104,27 @@ describe('pipeline runs: jobs, schedules, cancellation, GraphQL', () => {
     const client = wsClient(`${t.url}/graphql`, { authorization: `Bearer ${TEST_CREDENTIALS.apiKey}` })
     try {
       const started = (await gql('mutation($id: ID!) { runPipeline(id: $id) { id status } }', { id: pipeline.id })).json().data.runPipeline
-      const updates = collect(client, { query: 'subscription($r: ID!) { runUpdated(runId: $r) { status recordsProcessed } }', variables: { r: started.id } }, 1, 20_000)
+      const updates = collect(
+        client,
+        { query: 'subscription($r: ID!) { runUpdated(runId: $r) { status recordsProcessed } }', variables: { r: started.id } },
+        1,
+        20_000,
+      )
       const [update] = await updates.results
       expect(update?.data?.runUpdated).toMatchObject({ status: expect.stringMatching(/SUCCESS|RUNNING/) })
       await waitForRun(started.id)
-      const read = await gql(`query($id: ID!) { run(id: $id) { status recordsRead recordsProcessed logs { level message } pipeline { name status }
-        output { destinationType recordsWritten preview(limit: 3) { columns { name type } rows } } } }`, { id: started.id })
+      const read = await gql(
+        `query($id: ID!) { run(id: $id) { status recordsRead recordsProcessed logs { level message } pipeline { name status }
+        output { destinationType recordsWritten preview(limit: 3) { columns { name type } rows } } } }`,
+        { id: started.id },
+      )
       const run = read.json().data.run
-      expect(run).toMatchObject({ status: 'SUCCESS', recordsRead: 200_000, pipeline: { name: 'via graphql', status: 'ACTIVE' }, output: { destinationType: 'ndjson' } })
+      expect(run).toMatchObject({
+        status: 'SUCCESS',
+        recordsRead: 200_000,
+        pipeline: { name: 'via graphql', status: 'ACTIVE' },
+        output: { destinationType: 'ndjson' },
+      })
       expect(run.recordsProcessed).toBeLessThan(200_000)
       expect(run.output.recordsWritten).toBe(run.recordsProcessed)
       expect(run.output.preview.rows).toHaveLength(3)

@@ -233,7 +233,11 @@ export function parsePrismaSchema(text: string): PrismaModels {
         ? `enum ${enumType.schema}.${enumType.dbName}`
         : unsupported
           ? (JSON.parse(unsupported[1]!) as string)
-          : postgresType(f.type, f.attributes.find((a) => a.name.startsWith('db.')), where(f))
+          : postgresType(
+              f.type,
+              f.attributes.find((a) => a.name.startsWith('db.')),
+              where(f),
+            )
       return { name: f.name, kind, type: f.type, isRequired, isList, column, dbType: isList ? `${base}[]` : base }
     })
     const fieldList = (a: Attribute) => listArg(a.args.named.fields ?? a.args.positional[0], `${model.name} @@${a.name}`).map((n) => columnOf(model, n))
@@ -258,14 +262,16 @@ export function parsePrismaSchema(text: string): PrismaModels {
             // Prisma's defaults: a required relation restricts deletes, an optional one nulls.
             const onDelete = relation.args.named.onDelete ?? (f.modifier === '' ? 'Restrict' : 'SetNull')
             const onUpdate = relation.args.named.onUpdate ?? 'Cascade'
-            return [{
-              columns: localFields.map((n) => columnOf(model, n)),
-              refSchema: target.schema,
-              refTable: target.table,
-              refColumns: references.map((n) => columnOf(target, n)),
-              onDelete: referentialAction(onDelete, where(f)),
-              onUpdate: referentialAction(onUpdate, where(f)),
-            }]
+            return [
+              {
+                columns: localFields.map((n) => columnOf(model, n)),
+                refSchema: target.schema,
+                refTable: target.table,
+                refColumns: references.map((n) => columnOf(target, n)),
+                onDelete: referentialAction(onDelete, where(f)),
+                onUpdate: referentialAction(onUpdate, where(f)),
+              },
+            ]
           })
     return { model: model.name, schema: model.schema, table: model.table, fields, primaryKey, uniques, indexes, foreignKeys }
   })
@@ -301,7 +307,8 @@ function postgresType(scalar: string, native: Attribute | undefined, where: stri
     return type
   }
   const [a, b] = native.args.positional
-  const withArgs = (name: string, suffix = '') => (a === undefined ? `${name}${suffix}` : `${name}(${[a, b].filter((x) => x !== undefined).join(',')})${suffix}`)
+  const withArgs = (name: string, suffix = '') =>
+    a === undefined ? `${name}${suffix}` : `${name}(${[a, b].filter((x) => x !== undefined).join(',')})${suffix}`
   const types: Record<string, () => string> = {
     Text: () => 'text',
     Char: () => `character(${a ?? 1})`,
@@ -500,7 +507,16 @@ async function readSchema(db: SqlExecutor, schema: string) {
   )
   // format_type carries what information_schema spreads over several columns (precision,
   // length, array element); enums are named by schema so a same-named type elsewhere is no match.
-  const columnRows = await db.query<{ table_name: string; column_name: string; is_nullable: string; formatted: string; elem_kind: string; elem_schema: string; elem_name: string; is_array: boolean }>(
+  const columnRows = await db.query<{
+    table_name: string
+    column_name: string
+    is_nullable: string
+    formatted: string
+    elem_kind: string
+    elem_schema: string
+    elem_name: string
+    is_array: boolean
+  }>(
     `SELECT c.table_name, c.column_name, c.is_nullable, format_type(a.atttypid, a.atttypmod) AS formatted,
             e.typtype::text AS elem_kind, en.nspname::text AS elem_schema, e.typname::text AS elem_name,
             c.data_type = 'ARRAY' AS is_array
@@ -534,7 +550,16 @@ async function readSchema(db: SqlExecutor, schema: string) {
   const keyColumns = (key: string, rel: string) =>
     `ARRAY(SELECT a.attname::text FROM unnest(c.${key}) WITH ORDINALITY AS k(attnum, ord)
            JOIN pg_catalog.pg_attribute a ON a.attrelid = c.${rel} AND a.attnum = k.attnum ORDER BY k.ord)`
-  const fkRows = await db.query<{ table_name: string; name: string; columns: string[]; ref_schema: string; ref_table: string; ref_columns: string[]; on_delete: string; on_update: string }>(
+  const fkRows = await db.query<{
+    table_name: string
+    name: string
+    columns: string[]
+    ref_schema: string
+    ref_table: string
+    ref_columns: string[]
+    on_delete: string
+    on_update: string
+  }>(
     `SELECT t.relname::text AS table_name, c.conname::text AS name, ${keyColumns('conkey', 'conrelid')} AS columns,
             rn.nspname::text AS ref_schema, r.relname::text AS ref_table, ${keyColumns('confkey', 'confrelid')} AS ref_columns,
             c.confdeltype::text AS on_delete, c.confupdtype::text AS on_update
@@ -561,7 +586,14 @@ async function readSchema(db: SqlExecutor, schema: string) {
     const base = r.elem_kind === 'e' ? `enum ${r.elem_schema}.${r.elem_name}${r.is_array ? '[]' : ''}` : r.formatted
     tables.get(r.table_name)?.set(r.column_name, { notNull: r.is_nullable === 'NO', type: base })
   }
-  const indexes: ActualIndex[] = indexRows.map((r) => ({ table: r.table_name, name: r.index_name, primary: r.is_primary, unique: r.is_unique, partial: r.is_partial, columns: r.columns }))
+  const indexes: ActualIndex[] = indexRows.map((r) => ({
+    table: r.table_name,
+    name: r.index_name,
+    primary: r.is_primary,
+    unique: r.is_unique,
+    partial: r.is_partial,
+    columns: r.columns,
+  }))
   const foreignKeys: ActualForeignKey[] = fkRows.map((r) => ({
     table: r.table_name,
     name: r.name,
@@ -621,11 +653,14 @@ export async function compareWithModels(db: SqlExecutor, models: readonly Prisma
         const nullabilityOk = field.isList || field.isRequired === column.notNull
         if (!nullabilityOk || column.type !== field.dbType) {
           const expectNotNull = field.isList ? column.notNull : field.isRequired
-          problems.push(`${where}.${field.column}: model says ${describeColumn(expectNotNull, field.dbType)}, database has ${describeColumn(column.notNull, column.type)}`)
+          problems.push(
+            `${where}.${field.column}: model says ${describeColumn(expectNotNull, field.dbType)}, database has ${describeColumn(column.notNull, column.type)}`,
+          )
         }
       }
       for (const [name, column] of columns) {
-        if (!mapped.has(name)) problems.push(`${where}.${name}: database has ${describeColumn(column.notNull, column.type)} column that no field of model ${model.model} maps to`)
+        if (!mapped.has(name))
+          problems.push(`${where}.${name}: database has ${describeColumn(column.notNull, column.type)} column that no field of model ${model.model} maps to`)
       }
 
       const indexes = actual.indexes.filter((i) => i.table === model.table)
@@ -637,10 +672,12 @@ export async function compareWithModels(db: SqlExecutor, models: readonly Prisma
       }
       const usable = indexes.filter((i) => !i.primary && !i.partial)
       for (const unique of model.uniques) {
-        if (!usable.some((i) => i.unique && sameColumns(i.columns, unique))) problems.push(`${where}: model says unique ${list(unique)}, database has no unique index on ${list(unique)}`)
+        if (!usable.some((i) => i.unique && sameColumns(i.columns, unique)))
+          problems.push(`${where}: model says unique ${list(unique)}, database has no unique index on ${list(unique)}`)
       }
       for (const index of model.indexes) {
-        if (!usable.some((i) => !i.unique && sameColumns(i.columns, index))) problems.push(`${where}: model says index ${list(index)}, database has no index on ${list(index)}`)
+        if (!usable.some((i) => !i.unique && sameColumns(i.columns, index)))
+          problems.push(`${where}: model says index ${list(index)}, database has no index on ${list(index)}`)
       }
       for (const index of indexes) {
         if (index.primary) continue
@@ -660,7 +697,8 @@ export async function compareWithModels(db: SqlExecutor, models: readonly Prisma
         else if (describeFk(match) !== describeFk(fk)) problems.push(`${where}: model says ${describeFk(fk)}, database has ${describeFk(match)}`)
       }
       for (const fk of foreignKeys) {
-        if (!model.foreignKeys.some((f) => sameColumns(f.columns, fk.columns))) problems.push(`${where}: database has ${fk.name}, a ${describeFk(fk)}, that no relation of model ${model.model} declares`)
+        if (!model.foreignKeys.some((f) => sameColumns(f.columns, fk.columns)))
+          problems.push(`${where}: database has ${fk.name}, a ${describeFk(fk)}, that no relation of model ${model.model} declares`)
       }
     }
 
@@ -672,7 +710,8 @@ export async function compareWithModels(db: SqlExecutor, models: readonly Prisma
     for (const e of expectedEnums) {
       const labels = actual.enums.get(e.dbName)
       if (!labels) problems.push(`${schema}.${e.dbName}: enum ${e.name} says values ${list(e.values)}, database has no such enum type`)
-      else if (!sameColumns(labels, e.values)) problems.push(`${schema}.${e.dbName}: enum ${e.name} says values ${list(e.values)}, database has values ${list(labels)}`)
+      else if (!sameColumns(labels, e.values))
+        problems.push(`${schema}.${e.dbName}: enum ${e.name} says values ${list(e.values)}, database has values ${list(labels)}`)
     }
     const modelledEnums = new Set(expectedEnums.map((e) => e.dbName))
     for (const name of actual.enums.keys()) {

@@ -12,7 +12,10 @@ export function collect(
   request: { query: string; variables?: Record<string, unknown> },
   count: number,
   timeoutMs = 10_000,
-): { results: Promise<Array<{ data?: Record<string, unknown> | null; errors?: ReadonlyArray<{ message: string; extensions?: Record<string, unknown> }> }>>; ready: Promise<void> } {
+): {
+  results: Promise<Array<{ data?: Record<string, unknown> | null; errors?: ReadonlyArray<{ message: string; extensions?: Record<string, unknown> }> }>>
+  ready: Promise<void>
+} {
   const seen: Array<{ data?: Record<string, unknown> | null; errors?: ReadonlyArray<{ message: string; extensions?: Record<string, unknown> }> }> = []
   let markReady: () => void = () => {}
   const ready = new Promise<void>((resolve) => (markReady = resolve))
@@ -33,7 +36,9 @@ export function collect(
         if (seen.length >= count) finish()
       },
       error(error) {
-        seen.push({ errors: Array.isArray(error) ? error : [{ message: error instanceof Error ? error.message : String((error as { reason?: string }).reason ?? error) }] })
+        seen.push({
+          errors: Array.isArray(error) ? error : [{ message: error instanceof Error ? error.message : String((error as { reason?: string }).reason ?? error) }],
+        })
         finish()
       },
       complete: finish,

@@ -21,7 +21,9 @@ export interface PostgresCluster {
 export function findPostgresBin(): string | undefined {
   const base = '/usr/lib/postgresql'
   if (!existsSync(base)) return undefined
-  const versions = readdirSync(base).filter((v) => existsSync(path.join(base, v, 'bin/initdb'))).sort((a, b) => Number(b) - Number(a))
+  const versions = readdirSync(base)
+    .filter((v) => existsSync(path.join(base, v, 'bin/initdb')))
+    .sort((a, b) => Number(b) - Number(a))
   return versions[0] ? path.join(base, versions[0], 'bin') : undefined
 }
 
@@ -45,7 +47,17 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   }
   const port = await freePort()
   run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-locale'])
-  const start = () => run('pg_ctl', ['-D', data, '-l', path.join(dir, 'server.log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=200`, 'start'])
+  const start = () =>
+    run('pg_ctl', [
+      '-D',
+      data,
+      '-l',
+      path.join(dir, 'server.log'),
+      '-w',
+      '-o',
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=200`,
+      'start',
+    ])
   start()
   const createDatabase = (name: string) => {
     run('createdb', ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', name])
@@ -66,4 +78,3 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
     },
   }
 }
-

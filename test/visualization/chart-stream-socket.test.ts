@@ -74,7 +74,10 @@ class StreamClient {
   }
 
   async subscribe(chartId: string, interval?: number) {
-    const answer = await this.request({ type: 'subscribe', chart_id: chartId, ...(interval === undefined ? {} : { interval }) }, (m) => (m.type === 'subscribed' || m.type === 'error') && m.chart_id === chartId)
+    const answer = await this.request(
+      { type: 'subscribe', chart_id: chartId, ...(interval === undefined ? {} : { interval }) },
+      (m) => (m.type === 'subscribed' || m.type === 'error') && m.chart_id === chartId,
+    )
     expect(answer).toMatchObject({ type: 'subscribed', chart_id: chartId })
     return answer
   }
@@ -188,7 +191,10 @@ describe('chart stream over a real WebSocket', () => {
         type: 'data_update',
         chart_id: chart.id,
         timestamp: expect.any(String),
-        data: [{ label: 'north', value: 1 }, { label: 'south', value: 2 }],
+        data: [
+          { label: 'north', value: 1 },
+          { label: 'south', value: 2 },
+        ],
         version: 1,
       })
       const timestamp = update.timestamp as string
@@ -228,21 +234,36 @@ describe('chart stream over a real WebSocket', () => {
       // Slack for the event's trip through the outbox on a busy test machine.
       const slack = 700
 
-      const put = await rest('PUT', `/charts/${chart.id}`, { data: [{ label: 'put-1', value: 10 }, { label: 'put-2', value: 20 }] })
+      const put = await rest('PUT', `/charts/${chart.id}`, {
+        data: [
+          { label: 'put-1', value: 10 },
+          { label: 'put-2', value: 20 },
+        ],
+      })
       expect(put.statusCode, put.body).toBe(200)
       const putAt = performance.now()
       const [fastPut, slowPut] = await Promise.all([fast.next(isUpdate(chart.id, 'put-1'), 100 + slack), slow.next(isUpdate(chart.id, 'put-1'), 300 + slack)])
       expect(performance.now() - putAt).toBeLessThan(300 + slack)
-      expect(fastPut.data).toEqual([{ label: 'put-1', value: 10 }, { label: 'put-2', value: 20 }])
+      expect(fastPut.data).toEqual([
+        { label: 'put-1', value: 10 },
+        { label: 'put-2', value: 20 },
+      ])
       expect(slowPut.version).toBe(put.json().version)
       expect(fastPut.version).toBe(2)
 
       const push = await rest('POST', `/charts/${chart.id}/data`, { data: [{ label: 'pushed', value: 7 }] })
       expect(push.statusCode, push.body).toBe(200)
       const pushAt = performance.now()
-      const [fastPush, slowPush] = await Promise.all([fast.next(isUpdate(chart.id, 'pushed'), 100 + slack), slow.next(isUpdate(chart.id, 'pushed'), 300 + slack)])
+      const [fastPush, slowPush] = await Promise.all([
+        fast.next(isUpdate(chart.id, 'pushed'), 100 + slack),
+        slow.next(isUpdate(chart.id, 'pushed'), 300 + slack),
+      ])
       expect(performance.now() - pushAt).toBeLessThan(300 + slack)
-      expect(slowPush.data).toEqual([{ label: 'put-1', value: 10 }, { label: 'put-2', value: 20 }, { label: 'pushed', value: 7 }])
+      expect(slowPush.data).toEqual([
+        { label: 'put-1', value: 10 },
+        { label: 'put-2', value: 20 },
+        { label: 'pushed', value: 7 },
+      ])
       expect(fastPush.version).toBe(push.json().version)
       expect(fastPush.version).toBe(3)
     })
@@ -254,7 +275,10 @@ describe('chart stream over a real WebSocket', () => {
       await client.subscribe(chart.id, 100)
       await client.subscribe(other.id, 100)
       await client.next(isUpdate(chart.id))
-      expect(await client.request({ type: 'unsubscribe', chart_id: chart.id }, (m) => m.type === 'unsubscribed' || m.type === 'error')).toEqual({ type: 'unsubscribed', chart_id: chart.id })
+      expect(await client.request({ type: 'unsubscribe', chart_id: chart.id }, (m) => m.type === 'unsubscribed' || m.type === 'error')).toEqual({
+        type: 'unsubscribed',
+        chart_id: chart.id,
+      })
       const at = client.log.findIndex((r) => r.message.type === 'unsubscribed')
       await sleep(400)
       expect(client.log.slice(at).filter((r) => isUpdate(chart.id)(r.message))).toHaveLength(0)
@@ -265,7 +289,11 @@ describe('chart stream over a real WebSocket', () => {
     it('refuses to unsubscribe from a chart it is not subscribed to', async () => {
       const chart = await createChart()
       const client = await ready()
-      expect(await client.request({ type: 'unsubscribe', chart_id: chart.id }, () => true)).toMatchObject({ type: 'error', code: 'INVALID_MESSAGE', field: 'chart_id' })
+      expect(await client.request({ type: 'unsubscribe', chart_id: chart.id }, () => true)).toMatchObject({
+        type: 'error',
+        code: 'INVALID_MESSAGE',
+        field: 'chart_id',
+      })
     })
 
     it('changes the rate when a chart is subscribed again with another interval', async () => {
@@ -326,7 +354,11 @@ describe('chart stream over a real WebSocket', () => {
       for (const raw of ['{not json', '[1,2]', '"subscribe"', JSON.stringify({ type: 'dance' })]) {
         expect(await client.request(raw, () => true)).toMatchObject({ type: 'error', code: 'INVALID_MESSAGE', field: 'type' })
       }
-      expect(await client.request({ type: 'subscribe', interval: 100 }, () => true)).toMatchObject({ type: 'error', code: 'INVALID_MESSAGE', field: 'chart_id' })
+      expect(await client.request({ type: 'subscribe', interval: 100 }, () => true)).toMatchObject({
+        type: 'error',
+        code: 'INVALID_MESSAGE',
+        field: 'chart_id',
+      })
       expect(await client.request({ type: 'ping' }, () => true)).toEqual({ type: 'pong' })
     })
 

@@ -84,10 +84,11 @@ async function hostSite(html: string): Promise<{ url: string; stop(): Promise<vo
   })
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
-    stop: () => new Promise<void>((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
   }
 }
 
@@ -131,12 +132,15 @@ describe('the embed page in a browser', () => {
   const send = (method: 'POST' | 'PUT', url: string, payload: unknown) =>
     t.app.inject({ method, url, headers: { ...t.auth, host }, payload: payload as Record<string, unknown> })
 
-  async function render(config: Record<string, unknown>, data = [
-    { label: 'Alpha', value: 30 },
-    { label: 'Beta', value: 55 },
-    { label: 'Gamma', value: 42 },
-    { label: 'Delta', value: 70 },
-  ]): Promise<Rendered> {
+  async function render(
+    config: Record<string, unknown>,
+    data = [
+      { label: 'Alpha', value: 30 },
+      { label: 'Beta', value: 55 },
+      { label: 'Gamma', value: 42 },
+      { label: 'Delta', value: 70 },
+    ],
+  ): Promise<Rendered> {
     const res = await send('POST', `${BASE}/charts/render`, { chart_type: 'bar', data, config, width: 480, height: 320 })
     expect(res.statusCode, res.body).toBe(201)
     return res.json()
@@ -199,31 +203,36 @@ describe('the embed page in a browser', () => {
         const text = await chartText(embed)
         for (const expected of ['Ward occupancy', 'Alpha', 'Beta', 'Gamma', 'Delta']) expect(text).toContain(expected)
         expect(await embed.evaluate(() => (globalThis as unknown as PageGlobals).tesseraEmbed?.version)).toBe(1)
-        await embed.waitForFunction(() => (globalThis as unknown as PageGlobals).document.getElementById('status')?.dataset.state === 'live', undefined, { timeout: WAIT_MS })
+        await embed.waitForFunction(() => (globalThis as unknown as PageGlobals).document.getElementById('status')?.dataset.state === 'live', undefined, {
+          timeout: WAIT_MS,
+        })
         expect(await embed.locator('#status').textContent()).toBe('live')
 
         // Pixels, not markup: the bars must really be painted, in the chart's colour.
         const png = await embed.locator('#chart').screenshot({ timeout: WAIT_MS })
-        const pixels = await page.evaluate(async ({ base64, red }) => {
-          const { document, Image } = globalThis as unknown as PageGlobals
-          const image = new Image()
-          image.src = `data:image/png;base64,${base64}`
-          await image.decode()
-          const canvas = document.createElement('canvas')
-          canvas.width = image.naturalWidth
-          canvas.height = image.naturalHeight
-          const context = canvas.getContext('2d')
-          context.drawImage(image, 0, 0)
-          const { data } = context.getImageData(0, 0, canvas.width, canvas.height)
-          let barColoured = 0
-          const colours = new Set<number>()
-          for (let i = 0; i < data.length; i += 4) {
-            const [r, g, b] = [data[i]!, data[i + 1]!, data[i + 2]!]
-            if (Math.abs(r - red.r) <= 12 && Math.abs(g - red.g) <= 12 && Math.abs(b - red.b) <= 12) barColoured++
-            colours.add((r << 16) | (g << 8) | b)
-          }
-          return { width: canvas.width, height: canvas.height, barColoured, distinctColours: colours.size }
-        }, { base64: png.toString('base64'), red: RED })
+        const pixels = await page.evaluate(
+          async ({ base64, red }) => {
+            const { document, Image } = globalThis as unknown as PageGlobals
+            const image = new Image()
+            image.src = `data:image/png;base64,${base64}`
+            await image.decode()
+            const canvas = document.createElement('canvas')
+            canvas.width = image.naturalWidth
+            canvas.height = image.naturalHeight
+            const context = canvas.getContext('2d')
+            context.drawImage(image, 0, 0)
+            const { data } = context.getImageData(0, 0, canvas.width, canvas.height)
+            let barColoured = 0
+            const colours = new Set<number>()
+            for (let i = 0; i < data.length; i += 4) {
+              const [r, g, b] = [data[i]!, data[i + 1]!, data[i + 2]!]
+              if (Math.abs(r - red.r) <= 12 && Math.abs(g - red.g) <= 12 && Math.abs(b - red.b) <= 12) barColoured++
+              colours.add((r << 16) | (g << 8) | b)
+            }
+            return { width: canvas.width, height: canvas.height, barColoured, distinctColours: colours.size }
+          },
+          { base64: png.toString('base64'), red: RED },
+        )
         expect(pixels.width).toBeGreaterThan(100)
         expect(pixels.height).toBeGreaterThan(100)
         expect(pixels.barColoured).toBeGreaterThan(2_000)
@@ -292,7 +301,9 @@ describe('the embed page in a browser', () => {
       const text = await chartText(frame)
       for (const expected of ['Alpha', 'Beta', 'Gamma', 'Delta']) expect(text).toContain(expected)
       expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).tesseraEmbed?.version)).toBe(1)
-      await page.waitForFunction(() => (globalThis as unknown as PageGlobals).document.getElementById('status')?.dataset.state === 'live', undefined, { timeout: WAIT_MS })
+      await page.waitForFunction(() => (globalThis as unknown as PageGlobals).document.getElementById('status')?.dataset.state === 'live', undefined, {
+        timeout: WAIT_MS,
+      })
       expectOnlyThisServer(traffic)
     })
   })
@@ -303,7 +314,9 @@ describe('the embed page in a browser', () => {
       await page.goto(iframeSrc(chart.embed_code), { waitUntil: 'load', timeout: WAIT_MS })
       const frame = page.mainFrame()
       await waitForDrawing(frame, 1, 'Delta', WAIT_MS)
-      await page.waitForFunction(() => (globalThis as unknown as PageGlobals).document.getElementById('status')?.dataset.state === 'live', undefined, { timeout: WAIT_MS })
+      await page.waitForFunction(() => (globalThis as unknown as PageGlobals).document.getElementById('status')?.dataset.state === 'live', undefined, {
+        timeout: WAIT_MS,
+      })
       // How each new drawing enters: an animated one starts transparent, then fades in.
       await page.evaluate(() => {
         const page = globalThis as unknown as PageGlobals
@@ -321,11 +334,15 @@ describe('the embed page in a browser', () => {
       expect(pushed.statusCode, pushed.body).toBe(200)
       await waitForDrawing(frame, 2, 'Zeta')
       // The fade lasts 300 ms; the old drawing is removed when it ends.
-      await page.waitForFunction(() => {
-        const { document, getComputedStyle } = globalThis as unknown as PageGlobals
-        const frames = document.querySelectorAll('#chart > .frame')
-        return frames.length === 1 && frames[0]!.dataset.version === '2' && getComputedStyle(frames[0]!).opacity === '1'
-      }, undefined, { timeout: 2_000, polling: 50 })
+      await page.waitForFunction(
+        () => {
+          const { document, getComputedStyle } = globalThis as unknown as PageGlobals
+          const frames = document.querySelectorAll('#chart > .frame')
+          return frames.length === 1 && frames[0]!.dataset.version === '2' && getComputedStyle(frames[0]!).opacity === '1'
+        },
+        undefined,
+        { timeout: 2_000, polling: 50 },
+      )
 
       expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).addedFrames)).toEqual([{ opacity: '0', version: undefined }])
       const text = await chartText(frame)

@@ -12,7 +12,6 @@ const FRUIT = [
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
 
-
 describe('visualization REST interface errors', () => {
   let t: TestTessera
   let readOnlyKey: string
@@ -82,7 +81,11 @@ describe('visualization REST interface errors', () => {
 
     it('answers 401 for a key that was never issued, in either header', async () => {
       const count = await chartCount()
-      for (const headers of [bearer(`tsr_${randomUUID().replaceAll('-', '')}`), { 'x-api-key': 'tsr_nobody_has_this_key_000000' }, { authorization: 'Basic dXNlcjpwYXNz' }]) {
+      for (const headers of [
+        bearer(`tsr_${randomUUID().replaceAll('-', '')}`),
+        { 'x-api-key': 'tsr_nobody_has_this_key_000000' },
+        { authorization: 'Basic dXNlcjpwYXNz' },
+      ]) {
         for (const [method, url, body] of endpoints()) {
           const res = await api(method, url, body, headers)
           expectError(res, 401, 'UNAUTHORIZED')
@@ -142,7 +145,12 @@ describe('visualization REST interface errors', () => {
 
     it('are refused when forged (401)', async () => {
       const signatureOfA = tokenOf(chartA.render_url).split('.')[1] ?? ''
-      for (const forged of [`emb_${chartB.chart_id}.${signatureOfA}`, `emb_${chartB.chart_id}.${'A'.repeat(43)}`, `emb_${chartB.chart_id}`, 'emb_not-a-chart.x']) {
+      for (const forged of [
+        `emb_${chartB.chart_id}.${signatureOfA}`,
+        `emb_${chartB.chart_id}.${'A'.repeat(43)}`,
+        `emb_${chartB.chart_id}`,
+        'emb_not-a-chart.x',
+      ]) {
         for (const resource of ['image.svg', 'spec.json', 'embed']) {
           const res = await t.app.inject({ method: 'GET', url: `${BASE}/charts/${chartB.chart_id}/${resource}?token=${encodeURIComponent(forged)}` })
           expectError(res, 401, 'UNAUTHORIZED')
@@ -193,9 +201,17 @@ describe('visualization REST interface errors', () => {
 
     it('refuses a NUL character anywhere in the body, naming the field', async () => {
       const count = await chartCount()
-      const withNul = [{ label: 'Apples', value: 1 }, { label: 'Pe\u0000ars', value: 2 }]
+      const withNul = [
+        { label: 'Apples', value: 1 },
+        { label: 'Pe\u0000ars', value: 2 },
+      ]
       expectError(await api('POST', '/charts/render', { chart_type: 'bar', data: withNul }), 400, 'INVALID_REQUEST', 'data[1].label')
-      expectError(await api('POST', '/charts/render', { chart_type: 'bar', data: FRUIT, config: { title: 'a\u0000b' } }), 400, 'INVALID_REQUEST', 'config.title')
+      expectError(
+        await api('POST', '/charts/render', { chart_type: 'bar', data: FRUIT, config: { title: 'a\u0000b' } }),
+        400,
+        'INVALID_REQUEST',
+        'config.title',
+      )
       expect(await chartCount()).toBe(count)
       const before = await chartState(chartA.chart_id)
       expectError(await api('PUT', `/charts/${chartA.chart_id}`, { data: withNul }), 400, 'INVALID_REQUEST', 'data[1].label')
@@ -213,7 +229,16 @@ describe('visualization REST interface errors', () => {
         [{ chart_type: 'bar', data: [] }, 'data'],
         [{ chart_type: 'bar', data: 'Apples' }, 'data'],
         [{ chart_type: 'bar', data: [{ label: 'Apples', value: 'three' }] }, 'data[0].value'],
-        [{ chart_type: 'bar', data: [{ label: 'Apples', value: 1 }, { label: 'Apples', value: 2 }] }, 'data[1].label'],
+        [
+          {
+            chart_type: 'bar',
+            data: [
+              { label: 'Apples', value: 1 },
+              { label: 'Apples', value: 2 },
+            ],
+          },
+          'data[1].label',
+        ],
         [{ chart_type: 'pie', data: [{ label: 'Apples', value: -1 }] }, 'data[0].value'],
         [{ chart_type: 'pie', data: Array.from({ length: 51 }, (_, i) => ({ label: `s${i}`, value: 1 })) }, 'data'],
         [{ chart_type: 'bar', data: [{ label: 'x'.repeat(201), value: 1 }] }, 'data[0].label'],
@@ -243,7 +268,12 @@ describe('visualization REST interface errors', () => {
 
   describe('paths and queries', () => {
     it('answers 404 in the standard body for unknown paths under the interface', async () => {
-      for (const [method, url] of [['GET', '/nope'], ['GET', '/charts/x/y/z'], ['POST', '/charts'], ['GET', '/exports']] as const) {
+      for (const [method, url] of [
+        ['GET', '/nope'],
+        ['GET', '/charts/x/y/z'],
+        ['POST', '/charts'],
+        ['GET', '/exports'],
+      ] as const) {
         expectError(await api(method, url), 404, 'NOT_FOUND')
       }
     })

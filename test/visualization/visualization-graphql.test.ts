@@ -4,7 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { build, type TestTessera } from '../helper.js'
 import { collect, wsClient } from '../support/graphql-ws-client.js'
 
-type GqlError = { message: string; extensions: { code: string; details?: { field?: string; issues?: Array<{ field: string; message: string }> } } & Record<string, unknown> }
+type GqlError = {
+  message: string
+  extensions: { code: string; details?: { field?: string; issues?: Array<{ field: string; message: string }> } } & Record<string, unknown>
+}
 
 const gql = (t: TestTessera, query: string, variables?: Record<string, unknown>, headers: Record<string, string> = t.auth) =>
   t.app.inject({ method: 'POST', url: '/graphql', headers: { ...headers, 'content-type': 'application/json' }, payload: JSON.stringify({ query, variables }) })
@@ -27,7 +30,11 @@ async function failure(t: TestTessera, query: string, variables?: Record<string,
 
 const CHART_FIELDS = 'id chartType data dataPoints version width height renderUrl embedCode config { title showLegend animate colors }'
 const RENDER = `mutation($input: RenderChartInput!) { renderChart(input: $input) { ${CHART_FIELDS} } }`
-const SALES = [{ label: 'Q1', value: 10 }, { label: 'Q2', value: 25 }, { label: 'Q3', value: 15 }]
+const SALES = [
+  { label: 'Q1', value: 10 },
+  { label: 'Q2', value: 25 },
+  { label: 'Q3', value: 15 },
+]
 
 describe('visualization through the GraphQL gateway', () => {
   let t: TestTessera
@@ -44,15 +51,34 @@ describe('visualization through the GraphQL gateway', () => {
     const all = (await ok(t, '{ chartTypes { total items { id name category supportedFeatures dataFormat maxDataPoints } } }')).chartTypes
     expect(all.total).toBe(8)
     expect(all.items.find((type: { id: string }) => type.id === 'pie')).toEqual({
-      id: 'pie', name: 'Pie chart', category: 'composition', supportedFeatures: ['tooltip', 'legend', 'animation'], dataFormat: 'tabular', maxDataPoints: 50,
+      id: 'pie',
+      name: 'Pie chart',
+      category: 'composition',
+      supportedFeatures: ['tooltip', 'legend', 'animation'],
+      dataFormat: 'tabular',
+      maxDataPoints: 50,
     })
     const trend = (await ok(t, '{ chartTypes(category: "trend") { total items { id category } } }')).chartTypes
-    expect(trend).toEqual({ total: 2, items: [{ id: 'line', category: 'trend' }, { id: 'area', category: 'trend' }] })
+    expect(trend).toEqual({
+      total: 2,
+      items: [
+        { id: 'line', category: 'trend' },
+        { id: 'area', category: 'trend' },
+      ],
+    })
   })
 
   it('renders a chart with its render URL, embed code and data points', async () => {
     const chart = await render({ chartType: 'bar', data: SALES, config: { title: 'Sales' }, width: 640, height: 480 })
-    expect(chart).toMatchObject({ chartType: 'bar', data: SALES, dataPoints: 3, version: 1, width: 640, height: 480, config: { title: 'Sales', showLegend: true, animate: false, colors: null } })
+    expect(chart).toMatchObject({
+      chartType: 'bar',
+      data: SALES,
+      dataPoints: 3,
+      version: 1,
+      width: 640,
+      height: 480,
+      config: { title: 'Sales', showLegend: true, animate: false, colors: null },
+    })
     expect(chart.renderUrl).toMatch(new RegExp(`^/v1/visualization/charts/${chart.id}/image\\.svg\\?token=emb_`))
     expect(chart.embedCode).toContain(`/v1/visualization/charts/${chart.id}/embed?token=emb_`)
     expect(chart.embedCode).toContain('width="640"')
@@ -80,10 +106,12 @@ describe('visualization through the GraphQL gateway', () => {
 
   it('updates only the fields given and bumps the version', async () => {
     const chart = await render({ chartType: 'bar', data: SALES, config: { title: 'Before', showLegend: false } })
-    const updated = (await ok(t, `mutation($id: ID!, $input: UpdateChartInput!) { updateChart(id: $id, input: $input) { ${CHART_FIELDS} } }`, {
-      id: chart.id,
-      input: { chartType: 'line', config: { title: 'After' } },
-    })).updateChart
+    const updated = (
+      await ok(t, `mutation($id: ID!, $input: UpdateChartInput!) { updateChart(id: $id, input: $input) { ${CHART_FIELDS} } }`, {
+        id: chart.id,
+        input: { chartType: 'line', config: { title: 'After' } },
+      })
+    ).updateChart
     expect(updated).toMatchObject({ id: chart.id, chartType: 'line', data: SALES, version: 2, config: { title: 'After', showLegend: false } })
     const viaRest = (await rest('GET', `/charts/${chart.id}`)).json()
     expect(viaRest).toMatchObject({ chart_type: 'line', version: 2, config: { title: 'After', showLegend: false } })
@@ -92,10 +120,36 @@ describe('visualization through the GraphQL gateway', () => {
   it('pushes data: append updates a label in place and adds the rest, replace and window', async () => {
     const chart = await render()
     const PUSH = 'mutation($id: ID!, $input: PushChartDataInput!) { pushChartData(id: $id, input: $input) { data dataPoints version } }'
-    const appended = (await ok(t, PUSH, { id: chart.id, input: { data: [{ label: 'Q2', value: 99 }, { label: 'Q4', value: 5 }] } })).pushChartData
-    expect(appended).toEqual({ data: [{ label: 'Q1', value: 10 }, { label: 'Q2', value: 99 }, { label: 'Q3', value: 15 }, { label: 'Q4', value: 5 }], dataPoints: 4, version: 2 })
+    const appended = (
+      await ok(t, PUSH, {
+        id: chart.id,
+        input: {
+          data: [
+            { label: 'Q2', value: 99 },
+            { label: 'Q4', value: 5 },
+          ],
+        },
+      })
+    ).pushChartData
+    expect(appended).toEqual({
+      data: [
+        { label: 'Q1', value: 10 },
+        { label: 'Q2', value: 99 },
+        { label: 'Q3', value: 15 },
+        { label: 'Q4', value: 5 },
+      ],
+      dataPoints: 4,
+      version: 2,
+    })
     const windowed = (await ok(t, PUSH, { id: chart.id, input: { data: [{ label: 'Q5', value: 1 }], window: 2 } })).pushChartData
-    expect(windowed).toEqual({ data: [{ label: 'Q4', value: 5 }, { label: 'Q5', value: 1 }], dataPoints: 2, version: 3 })
+    expect(windowed).toEqual({
+      data: [
+        { label: 'Q4', value: 5 },
+        { label: 'Q5', value: 1 },
+      ],
+      dataPoints: 2,
+      version: 3,
+    })
     const replaced = (await ok(t, PUSH, { id: chart.id, input: { data: [{ label: 'only', value: 1 }], replace: true } })).pushChartData
     expect(replaced).toEqual({ data: [{ label: 'only', value: 1 }], dataPoints: 1, version: 4 })
     expect((await rest('GET', `/charts/${chart.id}`)).json()).toMatchObject({ data: [{ label: 'only', value: 1 }], version: 4 })
@@ -107,7 +161,13 @@ describe('visualization through the GraphQL gateway', () => {
 
   it('exports a PNG whose download link serves the PNG bytes', async () => {
     const chart = await render()
-    const exported = (await ok(t, 'mutation($id: ID!) { exportChart(id: $id, input: { format: PNG, width: 400, height: 300 }) { id chartId format downloadUrl expiresAt fileSize width height } }', { id: chart.id })).exportChart
+    const exported = (
+      await ok(
+        t,
+        'mutation($id: ID!) { exportChart(id: $id, input: { format: PNG, width: 400, height: 300 }) { id chartId format downloadUrl expiresAt fileSize width height } }',
+        { id: chart.id },
+      )
+    ).exportChart
     expect(exported).toMatchObject({ chartId: chart.id, format: 'PNG', width: 400, height: 300 })
     expect(Date.parse(exported.expiresAt)).toBeGreaterThan(Date.now())
     const download = await t.app.inject({ method: 'GET', url: exported.downloadUrl })
@@ -139,7 +199,13 @@ describe('visualization through the GraphQL gateway', () => {
       const expected = { type: 'tabular', columns: ['month', 'revenue', 'units'], types: ['string', 'number', 'integer'] }
       const viaRest = (await rest('POST', '/data/validate', { data: rows, expected_schema: expected })).json()
       expect(viaRest.valid).toBe(false)
-      const viaGraph = (await ok(t, 'query($data: JSON!, $schema: JSON) { validateData(data: $data, expectedSchema: $schema) { valid errors warnings statistics { totalRows nullCount dataTypes } } }', { data: rows, schema: expected })).validateData
+      const viaGraph = (
+        await ok(
+          t,
+          'query($data: JSON!, $schema: JSON) { validateData(data: $data, expectedSchema: $schema) { valid errors warnings statistics { totalRows nullCount dataTypes } } }',
+          { data: rows, schema: expected },
+        )
+      ).validateData
       expect(viaGraph).toEqual({
         valid: viaRest.valid,
         errors: viaRest.errors,
@@ -155,7 +221,12 @@ describe('visualization through the GraphQL gateway', () => {
       ]
       const viaRest = (await rest('POST', '/data/transform', { data: rows, transformations })).json()
       expect(viaRest.row_count).toBe(3)
-      const viaGraph = (await ok(t, 'query($data: JSON!, $tr: JSON!) { transformData(data: $data, transformations: $tr) { data rowCount columns applied } }', { data: rows, tr: transformations })).transformData
+      const viaGraph = (
+        await ok(t, 'query($data: JSON!, $tr: JSON!) { transformData(data: $data, transformations: $tr) { data rowCount columns applied } }', {
+          data: rows,
+          tr: transformations,
+        })
+      ).transformData
       expect(viaGraph).toEqual({ data: viaRest.data, rowCount: viaRest.row_count, columns: viaRest.columns, applied: viaRest.applied })
     })
 
@@ -163,10 +234,21 @@ describe('visualization through the GraphQL gateway', () => {
       const numeric = rows.filter((r) => typeof r.revenue === 'number')
       const viaRest = (await rest('POST', '/analytics/recommend', { data: numeric, intent: 'compare', preferences: { complexity: 'low' } })).json()
       expect(viaRest.recommendations.length).toBeGreaterThan(0)
-      const viaGraph = (await ok(t, 'query($data: JSON!) { recommendCharts(data: $data, intent: COMPARE, preferences: { complexity: "low" }) { chartType confidence reasoning alternatives } }', { data: numeric })).recommendCharts
-      expect(viaGraph).toEqual(viaRest.recommendations.map((r: { chart_type: string; confidence: number; reasoning: string; alternatives?: string[] }) => ({
-        chartType: r.chart_type, confidence: r.confidence, reasoning: r.reasoning, alternatives: r.alternatives ?? null,
-      })))
+      const viaGraph = (
+        await ok(
+          t,
+          'query($data: JSON!) { recommendCharts(data: $data, intent: COMPARE, preferences: { complexity: "low" }) { chartType confidence reasoning alternatives } }',
+          { data: numeric },
+        )
+      ).recommendCharts
+      expect(viaGraph).toEqual(
+        viaRest.recommendations.map((r: { chart_type: string; confidence: number; reasoning: string; alternatives?: string[] }) => ({
+          chartType: r.chart_type,
+          confidence: r.confidence,
+          reasoning: r.reasoning,
+          alternatives: r.alternatives ?? null,
+        })),
+      )
     })
   })
 
@@ -227,9 +309,14 @@ describe('visualization through the GraphQL gateway', () => {
             expect(new Date(tick.timestamp).toISOString()).toBe(tick.timestamp)
           }
 
-          const pushed = (await ok(t, 'mutation($id: ID!) { pushChartData(id: $id, input: { data: [{ label: "live", value: 42 }] }) { version } }', { id: chart.id })).pushChartData
+          const pushed = (
+            await ok(t, 'mutation($id: ID!) { pushChartData(id: $id, input: { data: [{ label: "live", value: 42 }] }) { version } }', { id: chart.id })
+          ).pushChartData
           expect(pushed.version).toBe(2)
-          await Promise.race([sawPushed, new Promise((_, reject) => setTimeout(() => reject(new Error(`no tick with the pushed data: ${JSON.stringify(ticks.slice(-3))}`)), 3000))])
+          await Promise.race([
+            sawPushed,
+            new Promise((_, reject) => setTimeout(() => reject(new Error(`no tick with the pushed data: ${JSON.stringify(ticks.slice(-3))}`)), 3000)),
+          ])
           const latest = ticks.at(-1)!
           expect(latest.version).toBe(2)
           expect(latest.data).toEqual([...SALES, { label: 'live', value: 42 }])
@@ -278,7 +365,10 @@ describe('visualization through the GraphQL gateway', () => {
       runId = started.json().run_id
       const deadline = Date.now() + 30_000
       for (;;) {
-        const runs = (await t.app.inject({ method: 'GET', url: `/v1/pipelines/${pipelineId}/runs`, headers: t.auth })).json().runs as Array<{ run_id: string; status: string }>
+        const runs = (await t.app.inject({ method: 'GET', url: `/v1/pipelines/${pipelineId}/runs`, headers: t.auth })).json().runs as Array<{
+          run_id: string
+          status: string
+        }>
         const status = runs.find((r) => r.run_id === runId)?.status
         if (status && status !== 'running') {
           expect(status).toBe('success')
@@ -313,7 +403,12 @@ describe('visualization through the GraphQL gateway', () => {
       const charts = await t.app.inject({ method: 'POST', url: '/graphql', headers: t.auth, payload: { query: '{ charts(limit: 1) { total } }' } })
       const before = charts.json().data.charts.total as number
       for (const title of ['one', 'two', 'three']) {
-        const res = await t.app.inject({ method: 'POST', url: '/graphql', headers: reader, payload: { query: CHART_OF_RUN, variables: { runId, input: { ...barInput, config: { title } } } } })
+        const res = await t.app.inject({
+          method: 'POST',
+          url: '/graphql',
+          headers: reader,
+          payload: { query: CHART_OF_RUN, variables: { runId, input: { ...barInput, config: { title } } } },
+        })
         expect(res.json().errors).toBeUndefined()
         expect(res.json().data.run.output.chart.svg).toContain(title)
       }

@@ -31,7 +31,6 @@ const svgSize = (svg: string) => {
 /** Text of every <text> element, so a label is found as drawn, not as part of some attribute. */
 const svgTexts = (svg: string) => [...svg.matchAll(/<text\b[^>]*>([^<]*)<\/text>/g)].map((m) => m[1])
 
-
 describe('visualization REST interface', () => {
   let t: TestTessera
   beforeAll(async () => {
@@ -179,7 +178,12 @@ describe('visualization REST interface', () => {
       const colour = await api('POST', '/charts/render', { chart_type: 'bar', data: FRUIT, config: { colors: ['#336699', 'teal'] } })
       // The first colour is fine; the issue is the second one, and the field says which.
       expectError(colour, 400, 'INVALID_REQUEST', 'config.colors[1]')
-      expectError(await api('POST', '/charts/render', { chart_type: 'bar', data: FRUIT, config: { colors: ['red'] } }), 400, 'INVALID_REQUEST', 'config.colors[0]')
+      expectError(
+        await api('POST', '/charts/render', { chart_type: 'bar', data: FRUIT, config: { colors: ['red'] } }),
+        400,
+        'INVALID_REQUEST',
+        'config.colors[0]',
+      )
     })
   })
 
@@ -202,7 +206,10 @@ describe('visualization REST interface', () => {
 
     it('replaces the data', async () => {
       const created = await render({ chart_type: 'bar', data: FRUIT, config: { title: 'Stock' } })
-      const data = [{ label: 'Kiwis', value: 7 }, { label: 'Mangos', value: 2 }]
+      const data = [
+        { label: 'Kiwis', value: 7 },
+        { label: 'Mangos', value: 2 },
+      ]
       const updated = (await api('PUT', `/charts/${created.chart_id}`, { data })).json()
       expect(updated).toMatchObject({ version: 2, metadata: { data_points: 2 } })
       const chart = await getChart(created.chart_id)
@@ -237,18 +244,32 @@ describe('visualization REST interface', () => {
   })
 
   describe('POST /charts/:id/data', () => {
-    const letters = [{ label: 'Alpha', value: 1 }, { label: 'Bravo', value: 2 }, { label: 'Charlie', value: 3 }]
+    const letters = [
+      { label: 'Alpha', value: 1 },
+      { label: 'Bravo', value: 2 },
+      { label: 'Charlie', value: 3 },
+    ]
 
     it('appends: a new label is added at the end, an existing one is updated in place', async () => {
       const created = await render({ chart_type: 'bar', data: letters })
-      const res = await api('POST', `/charts/${created.chart_id}/data`, { data: [{ label: 'Bravo', value: 20 }, { label: 'Delta', value: 4 }] })
+      const res = await api('POST', `/charts/${created.chart_id}/data`, {
+        data: [
+          { label: 'Bravo', value: 20 },
+          { label: 'Delta', value: 4 },
+        ],
+      })
       expect(res.statusCode, res.body).toBe(200)
       expectRateLimitHeaders(res)
       const body = res.json()
       expect(body).toMatchObject({ success: true, chart_id: created.chart_id, data_points: 4, version: 2 })
       expect(body.updated_at).toMatch(ISO_UTC)
       const chart = await getChart(created.chart_id)
-      expect(chart.data).toEqual([{ label: 'Alpha', value: 1 }, { label: 'Bravo', value: 20 }, { label: 'Charlie', value: 3 }, { label: 'Delta', value: 4 }])
+      expect(chart.data).toEqual([
+        { label: 'Alpha', value: 1 },
+        { label: 'Bravo', value: 20 },
+        { label: 'Charlie', value: 3 },
+        { label: 'Delta', value: 4 },
+      ])
       expect(chart.version).toBe(2)
       // The image behind the unchanged render_url shows the pushed point.
       expect(svgTexts(await svgOf(created.render_url))).toContain('Delta')
@@ -266,7 +287,15 @@ describe('visualization REST interface', () => {
 
     it('keeps only the newest points of the window', async () => {
       const created = await render({ chart_type: 'line', data: letters })
-      const first = (await api('POST', `/charts/${created.chart_id}/data`, { data: [{ label: 'Delta', value: 4 }, { label: 'Echo', value: 5 }], window: 3 })).json()
+      const first = (
+        await api('POST', `/charts/${created.chart_id}/data`, {
+          data: [
+            { label: 'Delta', value: 4 },
+            { label: 'Echo', value: 5 },
+          ],
+          window: 3,
+        })
+      ).json()
       expect(first).toMatchObject({ data_points: 3, version: 2 })
       expect((await getChart(created.chart_id)).data.map((d: { label: string }) => d.label)).toEqual(['Charlie', 'Delta', 'Echo'])
       const second = (await api('POST', `/charts/${created.chart_id}/data`, { data: [{ label: 'Foxtrot', value: 6 }], window: 2 })).json()
@@ -347,7 +376,6 @@ describe('visualization REST interface', () => {
       expect({ width: dense.width, height: dense.height }).toEqual({ width: 1280, height: 960 })
     })
 
-
     it('exports SVG, PDF and the Vega-Lite spec', async () => {
       const svg = (await exportAs({ format: 'svg', width: 400, height: 300 })).body
       const svgFile = await download(svg.download_url)
@@ -406,7 +434,12 @@ describe('visualization REST interface', () => {
       expectError(await api('POST', `/charts/${chart.chart_id}/export`, { format: 'png', quality: 101 }), 400, 'INVALID_REQUEST', 'quality')
       expectError(await api('POST', `/charts/${chart.chart_id}/export`, { format: 'png', quality: -1 }), 400, 'INVALID_REQUEST', 'quality')
       expectError(await api('POST', `/charts/${chart.chart_id}/export`, { format: 'png', scale: 0.5 }), 400, 'INVALID_REQUEST', 'scale')
-      expectError(await api('POST', `/charts/${chart.chart_id}/export`, { format: 'png', scale: 4, width: 4000, height: 4000 }), 400, 'INVALID_REQUEST', 'scale')
+      expectError(
+        await api('POST', `/charts/${chart.chart_id}/export`, { format: 'png', scale: 4, width: 4000, height: 4000 }),
+        400,
+        'INVALID_REQUEST',
+        'scale',
+      )
       expectError(await api('POST', `/charts/${randomUUID()}/export`, { format: 'png' }), 404, 'NOT_FOUND', 'chart_id')
     })
   })
@@ -431,10 +464,9 @@ describe('visualization REST interface', () => {
         expect.objectContaining({ code: 'missing_column', row: 3, column: 'age', expected: 'integer', actual: 'missing' }),
         expect.objectContaining({ code: 'type_mismatch', row: 3, column: 'joined', expected: 'date', actual: 'string' }),
       ])
-      expect(report.warnings).toEqual(expect.arrayContaining([
-        expect.stringMatching(/'team' is not in expected_schema/),
-        expect.stringMatching(/'age' has mixed types/),
-      ]))
+      expect(report.warnings).toEqual(
+        expect.arrayContaining([expect.stringMatching(/'team' is not in expected_schema/), expect.stringMatching(/'age' has mixed types/)]),
+      )
       expect(report.statistics).toEqual({
         total_rows: 4,
         null_count: 2,
@@ -444,11 +476,21 @@ describe('visualization REST interface', () => {
 
     it('passes matching data', async () => {
       const report = (await api('POST', '/data/validate', { data: data.slice(0, 1), expected_schema })).json()
-      expect(report).toEqual({ valid: true, errors: [], warnings: [], statistics: { total_rows: 1, null_count: 0, data_types: { name: 'string', age: 'integer', joined: 'date' } } })
+      expect(report).toEqual({
+        valid: true,
+        errors: [],
+        warnings: [],
+        statistics: { total_rows: 1, null_count: 0, data_types: { name: 'string', age: 'integer', joined: 'date' } },
+      })
     })
 
     it('refuses an unusable schema, naming the field', async () => {
-      expectError(await api('POST', '/data/validate', { data, expected_schema: { columns: ['a'], types: ['text'] } }), 400, 'INVALID_REQUEST', 'expected_schema.types[0]')
+      expectError(
+        await api('POST', '/data/validate', { data, expected_schema: { columns: ['a'], types: ['text'] } }),
+        400,
+        'INVALID_REQUEST',
+        'expected_schema.types[0]',
+      )
       expectError(await api('POST', '/data/validate', { data }), 400, 'INVALID_REQUEST', 'expected_schema')
     })
   })
@@ -466,7 +508,10 @@ describe('visualization REST interface', () => {
     it('filters and sorts', async () => {
       const res = await api('POST', '/data/transform', {
         data: sales,
-        transformations: [{ type: 'filter', field: 'amount', operator: '>=', value: 10 }, { type: 'sort', field: 'amount', order: 'desc' }],
+        transformations: [
+          { type: 'filter', field: 'amount', operator: '>=', value: 10 },
+          { type: 'sort', field: 'amount', order: 'desc' },
+        ],
       })
       expect(res.statusCode, res.body).toBe(200)
       expectRateLimitHeaders(res)
@@ -483,32 +528,59 @@ describe('visualization REST interface', () => {
 
     it('applies the transformations in the order given', async () => {
       const aggregation = { type: 'aggregation', group_by: ['region'], operations: [{ field: 'amount', op: 'sum', as: 'total' }] }
-      const filterFirst = (await api('POST', '/data/transform', {
-        data: sales,
-        transformations: [{ type: 'filter', field: 'amount', operator: '>=', value: 10 }, aggregation, { type: 'sort', field: 'total', order: 'desc' }],
-      })).json()
-      expect(filterFirst.data).toEqual([{ region: 'north', total: 42 }, { region: 'south', total: 25 }, { region: 'east', total: 10 }])
+      const filterFirst = (
+        await api('POST', '/data/transform', {
+          data: sales,
+          transformations: [{ type: 'filter', field: 'amount', operator: '>=', value: 10 }, aggregation, { type: 'sort', field: 'total', order: 'desc' }],
+        })
+      ).json()
+      expect(filterFirst.data).toEqual([
+        { region: 'north', total: 42 },
+        { region: 'south', total: 25 },
+        { region: 'east', total: 10 },
+      ])
       expect(filterFirst.columns).toEqual(['region', 'total'])
 
       // The same filter after the aggregation keeps whole regions instead of single sales.
-      const filterLast = (await api('POST', '/data/transform', {
-        data: sales,
-        transformations: [aggregation, { type: 'filter', field: 'total', operator: '>=', value: 20 }, { type: 'sort', field: 'total', order: 'desc' }],
-      })).json()
-      expect(filterLast.data).toEqual([{ region: 'north', total: 42 }, { region: 'south', total: 29 }])
+      const filterLast = (
+        await api('POST', '/data/transform', {
+          data: sales,
+          transformations: [aggregation, { type: 'filter', field: 'total', operator: '>=', value: 20 }, { type: 'sort', field: 'total', order: 'desc' }],
+        })
+      ).json()
+      expect(filterLast.data).toEqual([
+        { region: 'north', total: 42 },
+        { region: 'south', total: 29 },
+      ])
       expect(filterLast.applied.map((a: { rows_after: number }) => a.rows_after)).toEqual([3, 2, 2])
     })
 
     it('refuses an unknown kind or field, naming the transformation', async () => {
-      expectError(await api('POST', '/data/transform', { data: sales, transformations: [{ type: 'pivot', field: 'amount' }] }), 400, 'INVALID_REQUEST', 'transformations[0].type')
       expectError(
-        await api('POST', '/data/transform', { data: sales, transformations: [{ type: 'sort', field: 'amount' }, { type: 'filter', field: 'price', operator: '>', value: 1 }] }),
-        400, 'INVALID_REQUEST', 'transformations[1].field',
+        await api('POST', '/data/transform', { data: sales, transformations: [{ type: 'pivot', field: 'amount' }] }),
+        400,
+        'INVALID_REQUEST',
+        'transformations[0].type',
+      )
+      expectError(
+        await api('POST', '/data/transform', {
+          data: sales,
+          transformations: [
+            { type: 'sort', field: 'amount' },
+            { type: 'filter', field: 'price', operator: '>', value: 1 },
+          ],
+        }),
+        400,
+        'INVALID_REQUEST',
+        'transformations[1].field',
       )
       // After an aggregation only its columns exist.
       const after = await api('POST', '/data/transform', {
         data: sales,
-        transformations: [{ type: 'aggregation', group_by: ['region'], operations: [{ field: 'amount', op: 'sum', as: 'total' }] }, { type: 'sort', field: 'amount' }],
+        transformations: [
+          { type: 'aggregation', group_by: ['region'], operations: [{ field: 'amount', op: 'sum', as: 'total' }] },
+          { type: 'sort', field: 'amount' },
+        ],
       })
       expectError(after, 400, 'INVALID_REQUEST', 'transformations[1].field')
     })
@@ -542,7 +614,10 @@ describe('visualization REST interface', () => {
         expect(r.confidence).toBeLessThanOrEqual(1)
         expect(r.confidence).toBeLessThanOrEqual(previous)
         previous = r.confidence
-        expect(fieldNames.some((f) => r.reasoning.includes(`'${f}'`)), r.reasoning).toBe(true)
+        expect(
+          fieldNames.some((f) => r.reasoning.includes(`'${f}'`)),
+          r.reasoning,
+        ).toBe(true)
       }
     })
 

@@ -116,15 +116,31 @@ export function buildAssessment(options: AssessmentOptions): Assessment {
     const base = { id: randomUUID(), type, points: ITEM_POINTS[type], difficulty: level, tags: draft.tags }
     switch (type) {
       case 'multiple-choice':
-        return { ...base, prompt: draft.question, choices: random.shuffle([draft.answer, ...distractors(draft)]), answer: draft.answer, solutionSteps: draft.steps }
+        return {
+          ...base,
+          prompt: draft.question,
+          choices: random.shuffle([draft.answer, ...distractors(draft)]),
+          answer: draft.answer,
+          solutionSteps: draft.steps,
+        }
       case 'short-answer':
         return { ...base, prompt: draft.question, answer: draft.answer, solutionSteps: draft.steps }
       case 'essay': {
         const [mistake] = distractors(draft, 1)
         // Alternate between explaining a method and analysing a typical error.
         return i % 2 === 0 || !mistake
-          ? { ...base, prompt: `${draft.question} Explain how you solve it: describe each step, say why the step is valid, and show how you check your answer.`, answer: `Correct answer ${draft.answer}, reached by: ${draft.steps.join(' ')}`, solutionSteps: draft.steps }
-          : { ...base, prompt: `A student answered "${mistake}" to this problem: ${draft.question} Explain the student's mistake, give the correct answer, and describe how to avoid the mistake.`, answer: `The correct answer is ${draft.answer}, not ${mistake}. ${draft.steps.join(' ')}`, solutionSteps: draft.steps }
+          ? {
+              ...base,
+              prompt: `${draft.question} Explain how you solve it: describe each step, say why the step is valid, and show how you check your answer.`,
+              answer: `Correct answer ${draft.answer}, reached by: ${draft.steps.join(' ')}`,
+              solutionSteps: draft.steps,
+            }
+          : {
+              ...base,
+              prompt: `A student answered "${mistake}" to this problem: ${draft.question} Explain the student's mistake, give the correct answer, and describe how to avoid the mistake.`,
+              answer: `The correct answer is ${draft.answer}, not ${mistake}. ${draft.steps.join(' ')}`,
+              solutionSteps: draft.steps,
+            }
       }
     }
   })

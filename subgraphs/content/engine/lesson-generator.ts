@@ -56,7 +56,11 @@ const MEASURABLE = new Set(Object.values(BLOOM_VERBS).flat())
  */
 export function objectiveProblem(objective: string): string | undefined {
   const text = objective.trim().replace(/^(students will be able to|students will|swbat|i can)\s+/i, '')
-  const verb = text.split(/\s+/)[0]?.toLowerCase().replace(/[^a-z]/g, '') ?? ''
+  const verb =
+    text
+      .split(/\s+/)[0]
+      ?.toLowerCase()
+      .replace(/[^a-z]/g, '') ?? ''
   if (!verb) return 'must not be empty'
   if (MEASURABLE.has(verb)) return undefined
   return `must start with a measurable (Bloom) verb such as solve, explain, calculate, compare, justify or create; "${verb}" cannot be observed`
@@ -167,9 +171,26 @@ export function buildLesson(options: LessonOptions): Lesson {
       text: `Each student answers these on a slip of paper before leaving.\n\n${list(exit, false)}\n\nSort the slips into three piles: both correct, one correct, none correct. Use the piles to plan the next lesson's groups.\n\n(Key: ${exit.map((p, i) => `${i + 1}. ${p.answer}`).join('; ')}.)`,
     },
   }
-  const sections = types.map((type, i): LessonSection => ({ id: randomUUID(), type, title: content[type].title, content: content[type].text, duration: minutes[i]! }))
+  const sections = types.map((type, i): LessonSection => ({
+    id: randomUUID(),
+    type,
+    title: content[type].title,
+    content: content[type].text,
+    duration: minutes[i]!,
+  }))
   const assessments = options.includeAssessment
-    ? [buildAssessment({ family, topic: options.topic, questionTypes: ['multiple-choice', 'short-answer'], questionCount: 5, level, standards: options.standards, includeRubric: false, random })]
+    ? [
+        buildAssessment({
+          family,
+          topic: options.topic,
+          questionTypes: ['multiple-choice', 'short-answer'],
+          questionCount: 5,
+          level,
+          standards: options.standards,
+          includeRubric: false,
+          random,
+        }),
+      ]
     : []
   return {
     id: randomUUID(),

@@ -70,7 +70,8 @@ const NAMES = ['Amara', 'Diego', 'Mei', 'Kofi', 'Priya', 'Liam', 'Noor', 'Sofia'
 const wholeNumbers: ProblemFamily = {
   id: 'whole-number-arithmetic',
   name: 'Whole-number arithmetic',
-  keywords: /\b(whole numbers?|arithmetic|addition|adding|add|subtraction|subtracting|subtract|multiplication|multiplying|multiply|times tables?|division|dividing|divide|order of operations|pemdas|integers?)\b/,
+  keywords:
+    /\b(whole numbers?|arithmetic|addition|adding|add|subtraction|subtracting|subtract|multiplication|multiplying|multiply|times tables?|division|dividing|divide|order of operations|pemdas|integers?)\b/,
   standards: ['2.NBT.B.5', '3.OA.C.7', '4.NBT.B.4', '4.NBT.B.5', '5.NBT.B.6', '6.EE.A.2c'],
   summary: 'adding, subtracting, multiplying and dividing whole numbers and using the order of operations',
   levels: [
@@ -106,14 +107,26 @@ const wholeNumbers: ProblemFamily = {
         const x = a
         const y = b
         const answer = String(add ? x + y : x - y)
-        const noRegroup = add ? String(Math.floor((x + y) / 10) * 10 - 10 + ((x + y) % 10)) : String(Math.abs((x % 10) - (y % 10)) + (Math.floor(x / 10) - Math.floor(y / 10)) * 10)
+        const noRegroup = add
+          ? String(Math.floor((x + y) / 10) * 10 - 10 + ((x + y) % 10))
+          : String(Math.abs((x % 10) - (y % 10)) + (Math.floor(x / 10) - Math.floor(y / 10)) * 10)
         return {
           question: add ? `Add: ${x} + ${y}` : `Subtract: ${x} − ${y}`,
           answer,
           steps: add
-            ? [`Add the ones: ${x % 10} + ${y % 10} = ${(x % 10) + (y % 10)}.`, `Add the tens: ${Math.floor(x / 10) * 10} + ${Math.floor(y / 10) * 10} = ${(Math.floor(x / 10) + Math.floor(y / 10)) * 10}.`, `Combine: ${x} + ${y} = ${answer}.`]
-            : [`Subtract the tens first: ${x} − ${Math.floor(y / 10) * 10} = ${x - Math.floor(y / 10) * 10}.`, `Then the ones: ${x - Math.floor(y / 10) * 10} − ${y % 10} = ${answer}.`, `So ${x} − ${y} = ${answer}.`],
-          hints: [add ? 'Line up the ones and the tens; carry a ten when the ones make 10 or more.' : 'Regroup a ten into ten ones when there are not enough ones.'],
+            ? [
+                `Add the ones: ${x % 10} + ${y % 10} = ${(x % 10) + (y % 10)}.`,
+                `Add the tens: ${Math.floor(x / 10) * 10} + ${Math.floor(y / 10) * 10} = ${(Math.floor(x / 10) + Math.floor(y / 10)) * 10}.`,
+                `Combine: ${x} + ${y} = ${answer}.`,
+              ]
+            : [
+                `Subtract the tens first: ${x} − ${Math.floor(y / 10) * 10} = ${x - Math.floor(y / 10) * 10}.`,
+                `Then the ones: ${x - Math.floor(y / 10) * 10} − ${y % 10} = ${answer}.`,
+                `So ${x} − ${y} = ${answer}.`,
+              ],
+          hints: [
+            add ? 'Line up the ones and the tens; carry a ten when the ones make 10 or more.' : 'Regroup a ten into ten ones when there are not enough ones.',
+          ],
           tags: [add ? 'addition' : 'subtraction', 'regrouping', 'whole numbers'],
           mistakes: wrong(answer, noRegroup, String(Number(answer) + 10), String(Number(answer) - 10)),
           verify: () => math.evaluate(add ? `${x} + ${y}` : `${x} - ${y}`) === Number(answer),
@@ -128,7 +141,11 @@ const wholeNumbers: ProblemFamily = {
         return {
           question: `Multiply: ${a} × ${b}`,
           answer,
-          steps: [`Split ${a} into ${tens} + ${ones}.`, `${tens} × ${b} = ${tens * b} and ${ones} × ${b} = ${ones * b}.`, `Add the partial products: ${tens * b} + ${ones * b} = ${answer}.`],
+          steps: [
+            `Split ${a} into ${tens} + ${ones}.`,
+            `${tens} × ${b} = ${tens * b} and ${ones} × ${b} = ${ones * b}.`,
+            `Add the partial products: ${tens * b} + ${ones * b} = ${answer}.`,
+          ],
           hints: ['Break the two-digit number into tens and ones, then multiply each part.'],
           tags: ['multiplication', 'partial products', 'whole numbers'],
           // Forgetting the tens' place value, or adding instead of multiplying.
@@ -144,7 +161,12 @@ const wholeNumbers: ProblemFamily = {
         return {
           question: `Divide: ${n} ÷ ${d}`,
           answer,
-          steps: [`How many groups of ${d} are in ${n}? Estimate: ${d} × ${Math.floor(q / 10) * 10} = ${Math.floor(q / 10) * 10 * d}.`, `Subtract: ${n} − ${Math.floor(q / 10) * 10 * d} = ${n - Math.floor(q / 10) * 10 * d}, which is ${d} × ${q % 10 === 0 ? 0 : q - Math.floor(q / 10) * 10}.`, `${Math.floor(q / 10) * 10} + ${q - Math.floor(q / 10) * 10} = ${q}, so ${n} ÷ ${d} = ${answer}.`, `Check: ${answer} × ${d} = ${n}.`],
+          steps: [
+            `How many groups of ${d} are in ${n}? Estimate: ${d} × ${Math.floor(q / 10) * 10} = ${Math.floor(q / 10) * 10 * d}.`,
+            `Subtract: ${n} − ${Math.floor(q / 10) * 10 * d} = ${n - Math.floor(q / 10) * 10 * d}, which is ${d} × ${q % 10 === 0 ? 0 : q - Math.floor(q / 10) * 10}.`,
+            `${Math.floor(q / 10) * 10} + ${q - Math.floor(q / 10) * 10} = ${q}, so ${n} ÷ ${d} = ${answer}.`,
+            `Check: ${answer} × ${d} = ${n}.`,
+          ],
           hints: ['Use multiplication facts of the divisor to estimate the quotient.', 'Check by multiplying the quotient by the divisor.'],
           tags: ['division', 'whole numbers'],
           mistakes: wrong(answer, String(q + 1), String(q - 1), String(n - d)),
@@ -193,10 +215,21 @@ const decimals: ProblemFamily = {
         return {
           question: add ? `Add: ${x} + ${y}` : `Subtract: ${x} − ${y}`,
           answer,
-          steps: [`Line up the decimal points: ${x} and ${y}.`, add ? `Add as whole numbers of ${places === 1 ? 'tenths' : 'hundredths'}: ${a} + ${b} = ${a + b}.` : `Subtract as whole numbers of hundredths: ${a} − ${b} = ${a - b}.`, `Place the decimal point back: ${answer}.`],
+          steps: [
+            `Line up the decimal points: ${x} and ${y}.`,
+            add
+              ? `Add as whole numbers of ${places === 1 ? 'tenths' : 'hundredths'}: ${a} + ${b} = ${a + b}.`
+              : `Subtract as whole numbers of hundredths: ${a} − ${b} = ${a - b}.`,
+            `Place the decimal point back: ${answer}.`,
+          ],
           hints: ['Line up the decimal points before you add or subtract.', 'Write a zero in an empty place if it helps.'],
           tags: [add ? 'addition' : 'subtraction', 'decimals'],
-          mistakes: wrong(answer, decimalText(add ? a + b : a - b, places + 1), decimalText(add ? a + b : a - b, Math.max(0, places - 1)), decimalText(add ? a + b + scale / 10 : a - b - scale / 10, places)),
+          mistakes: wrong(
+            answer,
+            decimalText(add ? a + b : a - b, places + 1),
+            decimalText(add ? a + b : a - b, Math.max(0, places - 1)),
+            decimalText(add ? a + b + scale / 10 : a - b - scale / 10, places),
+          ),
           verify: () => bigEq(add ? math.add(math.bignumber(x), math.bignumber(y)) : math.subtract(math.bignumber(x), math.bignumber(y)), answer),
         }
       }
@@ -211,7 +244,11 @@ const decimals: ProblemFamily = {
         return {
           question: `Multiply: ${x} × ${y}`,
           answer,
-          steps: [`Multiply as whole numbers: ${a} × ${bUnits} = ${a * bUnits}.`, `Count the decimal places in the factors: ${1 + bPlaces}.`, `Place the decimal point ${1 + bPlaces} place${bPlaces ? 's' : ''} from the right: ${answer}.`],
+          steps: [
+            `Multiply as whole numbers: ${a} × ${bUnits} = ${a * bUnits}.`,
+            `Count the decimal places in the factors: ${1 + bPlaces}.`,
+            `Place the decimal point ${1 + bPlaces} place${bPlaces ? 's' : ''} from the right: ${answer}.`,
+          ],
           hints: ['Ignore the decimal points, multiply, then count decimal places.'],
           tags: ['multiplication', 'decimals'],
           mistakes: wrong(answer, decimalText(a * bUnits, bPlaces), decimalText(a * bUnits, 2 + bPlaces), decimalText(a * bUnits, 0)),
@@ -228,7 +265,11 @@ const decimals: ProblemFamily = {
         return {
           question: `Divide: ${x} ÷ ${y}`,
           answer,
-          steps: [`Multiply both numbers by 10 so the divisor is whole: ${x} ÷ ${y} = ${dividendUnits} ÷ ${divisorUnits}.`, `${dividendUnits} ÷ ${divisorUnits} = ${quotient}.`, `Check: ${quotient} × ${y} = ${x}.`],
+          steps: [
+            `Multiply both numbers by 10 so the divisor is whole: ${x} ÷ ${y} = ${dividendUnits} ÷ ${divisorUnits}.`,
+            `${dividendUnits} ÷ ${divisorUnits} = ${quotient}.`,
+            `Check: ${quotient} × ${y} = ${x}.`,
+          ],
           hints: ['Shift the decimal point in both numbers by the same number of places.'],
           tags: ['division', 'decimals'],
           mistakes: wrong(answer, decimalText(quotient, 1), String(quotient * 10), decimalText(quotient, 2)),
@@ -245,7 +286,13 @@ const fractions: ProblemFamily = {
   keywords: /\b(fractions?|numerators?|denominators?|mixed numbers?)\b/,
   standards: ['4.NF.B.3', '5.NF.A.1', '5.NF.B.4', '6.NS.A.1'],
   summary: 'adding, subtracting, multiplying and dividing fractions',
-  levels: ['adding fractions with like denominators', 'adding fractions with unlike denominators', 'subtracting fractions with unlike denominators', 'multiplying fractions', 'dividing fractions'],
+  levels: [
+    'adding fractions with like denominators',
+    'adding fractions with unlike denominators',
+    'subtracting fractions with unlike denominators',
+    'multiplying fractions',
+    'dividing fractions',
+  ],
   generate(r, level) {
     const proper = (den: number) => {
       // Fractions in lowest terms, as a teacher writes them (1/2, not 2/4), except like denominators.
@@ -273,28 +320,53 @@ const fractions: ProblemFamily = {
     const steps =
       op === '+' || op === '−'
         ? b === d
-          ? [`The denominators are the same, so ${op === '+' ? 'add' : 'subtract'} the numerators: ${a} ${op} ${c} = ${op === '+' ? a + c : a - c}.`, `Keep the denominator: ${op === '+' ? a + c : a - c}/${b}.`, `Simplify: ${answer}.`]
-          : [`Find a common denominator: the least common multiple of ${b} and ${d} is ${common}.`, `Rewrite: ${a}/${b} = ${(a * common) / b}/${common} and ${c}/${d} = ${(c * common) / d}/${common}.`, `${op === '+' ? 'Add' : 'Subtract'} the numerators: ${(a * common) / b} ${op} ${(c * common) / d} = ${op === '+' ? (a * common) / b + (c * common) / d : (a * common) / b - (c * common) / d}, giving ${op === '+' ? (a * common) / b + (c * common) / d : (a * common) / b - (c * common) / d}/${common}.`, `Simplify: ${answer}.`]
+          ? [
+              `The denominators are the same, so ${op === '+' ? 'add' : 'subtract'} the numerators: ${a} ${op} ${c} = ${op === '+' ? a + c : a - c}.`,
+              `Keep the denominator: ${op === '+' ? a + c : a - c}/${b}.`,
+              `Simplify: ${answer}.`,
+            ]
+          : [
+              `Find a common denominator: the least common multiple of ${b} and ${d} is ${common}.`,
+              `Rewrite: ${a}/${b} = ${(a * common) / b}/${common} and ${c}/${d} = ${(c * common) / d}/${common}.`,
+              `${op === '+' ? 'Add' : 'Subtract'} the numerators: ${(a * common) / b} ${op} ${(c * common) / d} = ${op === '+' ? (a * common) / b + (c * common) / d : (a * common) / b - (c * common) / d}, giving ${op === '+' ? (a * common) / b + (c * common) / d : (a * common) / b - (c * common) / d}/${common}.`,
+              `Simplify: ${answer}.`,
+            ]
         : op === '×'
-          ? [`Multiply the numerators: ${a} × ${c} = ${a * c}.`, `Multiply the denominators: ${b} × ${d} = ${b * d}.`, `Simplify ${a * c}/${b * d} to ${answer}.`]
+          ? [
+              `Multiply the numerators: ${a} × ${c} = ${a * c}.`,
+              `Multiply the denominators: ${b} × ${d} = ${b * d}.`,
+              `Simplify ${a * c}/${b * d} to ${answer}.`,
+            ]
           : [`Dividing by ${c}/${d} is multiplying by its reciprocal ${d}/${c}.`, `${a}/${b} × ${d}/${c} = ${a * d}/${b * c}.`, `Simplify: ${answer}.`]
     const mistakes =
-      op === '+' ? [fractionText(a + c, b + d), fractionText(a + c, b * d), fractionText(a * c, b * d)]
-        : op === '−' ? [fractionText(a - c, Math.abs(b - d) || 1), fractionText(a - c, b * d), fractionText(c * b - a * d, b * d)]
-          : op === '×' ? [fractionText(a * d + c * b, b * d), fractionText(a * c, b + d), fractionText(a * d, b * c)]
+      op === '+'
+        ? [fractionText(a + c, b + d), fractionText(a + c, b * d), fractionText(a * c, b * d)]
+        : op === '−'
+          ? [fractionText(a - c, Math.abs(b - d) || 1), fractionText(a - c, b * d), fractionText(c * b - a * d, b * d)]
+          : op === '×'
+            ? [fractionText(a * d + c * b, b * d), fractionText(a * c, b + d), fractionText(a * d, b * c)]
             : [fractionText(a * c, b * d), fractionText(b * c, a * d), fractionText(a, b * c)]
     return {
       question: `Calculate ${a}/${b} ${op} ${c}/${d}. Give the answer in simplest form.`,
       answer,
       steps,
-      hints: op === '+' || op === '−' ? ['You can only add or subtract fractions with the same denominator.', 'Find the least common multiple of the denominators.'] : op === '×' ? ['Multiply straight across: numerator by numerator, denominator by denominator.'] : ['Keep, change, flip: multiply by the reciprocal of the second fraction.'],
+      hints:
+        op === '+' || op === '−'
+          ? ['You can only add or subtract fractions with the same denominator.', 'Find the least common multiple of the denominators.']
+          : op === '×'
+            ? ['Multiply straight across: numerator by numerator, denominator by denominator.']
+            : ['Keep, change, flip: multiply by the reciprocal of the second fraction.'],
       tags: ['fractions', op === '+' ? 'addition' : op === '−' ? 'subtraction' : op === '×' ? 'multiplication' : 'division'],
       mistakes: wrong(answer, ...mistakes),
       verify: () => {
         const x = math.fraction(a, b)
         const y = math.fraction(c, d)
         const result = op === '+' ? math.add(x, y) : op === '−' ? math.subtract(x, y) : op === '×' ? math.multiply(x, y) : math.divide(x, y)
-        return fracEq(result as math.Fraction, answer) && fractionText(n, m) === answer && gcd(Math.abs(Number(answer.split('/')[0])), Number(answer.split('/')[1] ?? 1)) === 1
+        return (
+          fracEq(result as math.Fraction, answer) &&
+          fractionText(n, m) === answer &&
+          gcd(Math.abs(Number(answer.split('/')[0])), Number(answer.split('/')[1] ?? 1)) === 1
+        )
       },
     }
   },
@@ -306,7 +378,13 @@ const percentages: ProblemFamily = {
   keywords: /\b(percent(ages?)?|%|discounts?|tax|interest|markup)\b/,
   standards: ['6.RP.A.3c', '7.RP.A.3'],
   summary: 'finding a percent of a quantity, the percent one number is of another, and percent change',
-  levels: ['10%, 25% or 50% of a number', 'any whole percent of a number', 'what percent one number is of another', 'percent increase and decrease', 'finding the original amount before a percent change'],
+  levels: [
+    '10%, 25% or 50% of a number',
+    'any whole percent of a number',
+    'what percent one number is of another',
+    'percent increase and decrease',
+    'finding the original amount before a percent change',
+  ],
   generate(r, level) {
     const name = r.pick(NAMES)
     switch (level) {
@@ -347,12 +425,22 @@ const percentages: ProblemFamily = {
         const up = r.next() < 0.5
         const answer = String(up ? price + (price * p) / 100 : price - (price * p) / 100)
         return {
-          question: up ? `A bike costs $${price}. The price rises by ${p}%. What is the new price in dollars?` : `A jacket costs $${price}. It is on sale for ${p}% off. What is the sale price in dollars?`,
+          question: up
+            ? `A bike costs $${price}. The price rises by ${p}%. What is the new price in dollars?`
+            : `A jacket costs $${price}. It is on sale for ${p}% off. What is the sale price in dollars?`,
           answer,
-          steps: [`${p}% of ${price} = ${(price * p) / 100}.`, up ? `Add the increase: ${price} + ${(price * p) / 100} = ${answer}.` : `Subtract the discount: ${price} − ${(price * p) / 100} = ${answer}.`],
+          steps: [
+            `${p}% of ${price} = ${(price * p) / 100}.`,
+            up ? `Add the increase: ${price} + ${(price * p) / 100} = ${answer}.` : `Subtract the discount: ${price} − ${(price * p) / 100} = ${answer}.`,
+          ],
           hints: ['Find the amount of the change first, then add or subtract it.', up ? `Or multiply by ${1 + p / 100}.` : `Or multiply by ${1 - p / 100}.`],
           tags: ['percentages', up ? 'percent increase' : 'percent decrease'],
-          mistakes: wrong(answer, String((price * p) / 100), String(up ? price - (price * p) / 100 : price + (price * p) / 100), String(up ? price + p : price - p)),
+          mistakes: wrong(
+            answer,
+            String((price * p) / 100),
+            String(up ? price - (price * p) / 100 : price + (price * p) / 100),
+            String(up ? price + p : price - p),
+          ),
           verify: () => bigEq(math.multiply(math.bignumber(price), math.bignumber(up ? 1 + p / 100 : 1 - p / 100)) as math.BigNumber, answer),
         }
       }
@@ -364,7 +452,11 @@ const percentages: ProblemFamily = {
         return {
           question: `After a ${p}% discount, a game costs $${sale}. What was the original price in dollars?`,
           answer,
-          steps: [`After ${p}% off, the price is ${100 - p}% of the original.`, `${100 - p}% of the original = ${sale}, so the original = ${sale} ÷ ${(100 - p) / 100}.`, `${sale} ÷ ${(100 - p) / 100} = ${answer}.`],
+          steps: [
+            `After ${p}% off, the price is ${100 - p}% of the original.`,
+            `${100 - p}% of the original = ${sale}, so the original = ${sale} ÷ ${(100 - p) / 100}.`,
+            `${sale} ÷ ${(100 - p) / 100} = ${answer}.`,
+          ],
           hints: ['The sale price is what percent of the original price?', 'Divide the sale price by that percent as a decimal.'],
           tags: ['percentages', 'reverse percentage'],
           // Adding the percent back onto the sale price is the usual mistake.
@@ -382,7 +474,13 @@ const ratios: ProblemFamily = {
   keywords: /\b(ratios?|rates?|proportions?|proportional|unit rates?|scale)\b/,
   standards: ['6.RP.A.1', '6.RP.A.2', '6.RP.A.3', '7.RP.A.2'],
   summary: 'simplifying ratios, equivalent ratios, sharing in a ratio and unit rates',
-  levels: ['simplifying a ratio', 'finding a missing term of an equivalent ratio', 'sharing a quantity in a ratio', 'finding a unit rate', 'sharing a quantity in a three-part ratio'],
+  levels: [
+    'simplifying a ratio',
+    'finding a missing term of an equivalent ratio',
+    'sharing a quantity in a ratio',
+    'finding a unit rate',
+    'sharing a quantity in a three-part ratio',
+  ],
   generate(r, level) {
     const name = r.pick(NAMES)
     switch (level) {
@@ -396,11 +494,20 @@ const ratios: ProblemFamily = {
         return {
           question: `Simplify the ratio ${a * k}:${b * k}.`,
           answer,
-          steps: [`The greatest common factor of ${a * k} and ${b * k} is ${k * gcd(a, b)}.`, `Divide both parts by it: ${a * k} ÷ ${k} = ${a} and ${b * k} ÷ ${k} = ${b}.`, `The ratio is ${answer}.`],
+          steps: [
+            `The greatest common factor of ${a * k} and ${b * k} is ${k * gcd(a, b)}.`,
+            `Divide both parts by it: ${a * k} ÷ ${k} = ${a} and ${b * k} ÷ ${k} = ${b}.`,
+            `The ratio is ${answer}.`,
+          ],
           hints: ['Divide both parts by the same number.', 'Use the greatest common factor.'],
           tags: ['ratios', 'simplifying'],
-          mistakes: wrong(answer, `${b}:${a}`, `${a * k - (k - 1)}:${b * k - (k - 1)}`, `${(a * k) / (k > 3 && k % 2 === 0 ? 2 : 1)}:${(b * k) / (k > 3 && k % 2 === 0 ? 2 : 1)}`),
-          verify: () => math.equal(math.fraction(a * k, b * k), math.fraction(answer.replace(':', '/'))) as boolean && math.gcd(a, b) === 1,
+          mistakes: wrong(
+            answer,
+            `${b}:${a}`,
+            `${a * k - (k - 1)}:${b * k - (k - 1)}`,
+            `${(a * k) / (k > 3 && k % 2 === 0 ? 2 : 1)}:${(b * k) / (k > 3 && k % 2 === 0 ? 2 : 1)}`,
+          ),
+          verify: () => (math.equal(math.fraction(a * k, b * k), math.fraction(answer.replace(':', '/'))) as boolean) && math.gcd(a, b) === 1,
         }
       }
       case 2: {
@@ -431,10 +538,19 @@ const ratios: ProblemFamily = {
         return {
           question: `${names.join(', ').replace(/, ([^,]*)$/, ' and $1')} share $${amount} in the ratio ${parts.join(':')}. How much does each get? List the amounts in order.`,
           answer,
-          steps: [`Add the parts: ${parts.join(' + ')} = ${total}.`, `One part is $${amount} ÷ ${total} = $${unit}.`, ...parts.map((p, i) => `${names[i]}: ${p} × ${unit} = ${shares[i]}.`)],
+          steps: [
+            `Add the parts: ${parts.join(' + ')} = ${total}.`,
+            `One part is $${amount} ÷ ${total} = $${unit}.`,
+            ...parts.map((p, i) => `${names[i]}: ${p} × ${unit} = ${shares[i]}.`),
+          ],
           hints: ['Find the total number of parts first.', 'Work out the value of one part.'],
           tags: ['ratios', 'sharing in a ratio'],
-          mistakes: wrong(answer, parts.map((p) => (p * amount) / 10).join(', '), parts.map((p) => p * parts.length * unit).join(', '), parts.map(() => amount / parts.length).join(', ')),
+          mistakes: wrong(
+            answer,
+            parts.map((p) => (p * amount) / 10).join(', '),
+            parts.map((p) => p * parts.length * unit).join(', '),
+            parts.map(() => amount / parts.length).join(', '),
+          ),
           verify: () => {
             const values = answer.split(', ').map(Number)
             return math.sum(values) === amount && values.every((v, i) => math.equal(math.fraction(v, values[0]!), math.fraction(parts[i]!, parts[0]!)))
@@ -466,7 +582,13 @@ const linearEquations: ProblemFamily = {
   keywords: /\b(linear equations?|one[- ]step|two[- ]step|multi[- ]step|solv(e|ing) (for x|equations?)|equations?|algebra|variables?)\b/,
   standards: ['6.EE.B.7', '7.EE.B.4a', '8.EE.C.7'],
   summary: 'solving linear equations in one variable',
-  levels: ['one-step equations with addition', 'one-step equations with multiplication', 'two-step equations', 'variables on both sides', 'brackets, negatives and variables on both sides'],
+  levels: [
+    'one-step equations with addition',
+    'one-step equations with multiplication',
+    'two-step equations',
+    'variables on both sides',
+    'brackets, negatives and variables on both sides',
+  ],
   generate(r, level) {
     const x = level >= 4 ? r.nonZero(-9, 12) : r.int(1, 12)
     let lhs = ''
@@ -498,7 +620,10 @@ const linearEquations: ProblemFamily = {
         const b = r.nonZero(-15, 15)
         lhs = `${a}x ${signed(b)}`
         rhs = num(a * x + b)
-        steps = [`${b > 0 ? 'Subtract' : 'Add'} ${Math.abs(b)} ${b > 0 ? 'from' : 'to'} both sides: ${a}x = ${num(a * x)}.`, `Divide both sides by ${a}: x = ${x}.`]
+        steps = [
+          `${b > 0 ? 'Subtract' : 'Add'} ${Math.abs(b)} ${b > 0 ? 'from' : 'to'} both sides: ${a}x = ${num(a * x)}.`,
+          `Divide both sides by ${a}: x = ${x}.`,
+        ]
         mistakes = [fractionText(a * x + 2 * b, a), fractionText(a * x + b, a) === String(x) ? String(x + 1) : fractionText(a * x + b, a)]
         check = `${a} * x + (${b}) == ${a * x + b}`
         break
@@ -510,7 +635,11 @@ const linearEquations: ProblemFamily = {
         const d = (a - c) * x + b
         lhs = `${a}x ${signed(b)}`
         rhs = `${term(c)} ${signed(d)}`
-        steps = [`Subtract ${term(c)} from both sides: ${term(a - c)} ${signed(b)} = ${num(d)}.`, `${b > 0 ? 'Subtract' : 'Add'} ${Math.abs(b)}: ${term(a - c)} = ${num(d - b)}.`, `Divide by ${a - c}: x = ${x}.`]
+        steps = [
+          `Subtract ${term(c)} from both sides: ${term(a - c)} ${signed(b)} = ${num(d)}.`,
+          `${b > 0 ? 'Subtract' : 'Add'} ${Math.abs(b)}: ${term(a - c)} = ${num(d - b)}.`,
+          `Divide by ${a - c}: x = ${x}.`,
+        ]
         mistakes = [fractionText(d - b, a + c), fractionText(d + b, a - c)]
         check = `${a} * x + (${b}) == ${c} * x + (${d})`
         break
@@ -523,7 +652,12 @@ const linearEquations: ProblemFamily = {
         const d = a * (x + b) - cc * x
         lhs = `${num(a)}(x ${signed(b)})`
         rhs = `${term(cc)} ${signed(d)}`
-        steps = [`Expand the brackets: ${term(a)} ${signed(a * b)} = ${term(cc)} ${signed(d)}.`, `Collect x terms on the left: ${term(a - cc)} ${signed(a * b)} = ${num(d)}.`, `Move the constant: ${term(a - cc)} = ${num(d - a * b)}.`, `Divide by ${num(a - cc)}: x = ${num(x)}.`]
+        steps = [
+          `Expand the brackets: ${term(a)} ${signed(a * b)} = ${term(cc)} ${signed(d)}.`,
+          `Collect x terms on the left: ${term(a - cc)} ${signed(a * b)} = ${num(d)}.`,
+          `Move the constant: ${term(a - cc)} = ${num(d - a * b)}.`,
+          `Divide by ${num(a - cc)}: x = ${num(x)}.`,
+        ]
         // Multiplying only the first term inside the brackets.
         mistakes = [fractionText(d - b, a - cc), fractionText(d + a * b, a - cc)]
         check = `${a} * (x + (${b})) == ${cc} * x + (${d})`
@@ -548,15 +682,25 @@ const systems: ProblemFamily = {
   keywords: /\b(systems?( of (linear )?equations)?|simultaneous equations?|elimination|substitution method)\b/,
   standards: ['8.EE.C.8b', 'HSA.REI.C.6'],
   summary: 'solving two linear equations in two unknowns by substitution or elimination',
-  levels: ['x + y and x − y given', 'one equation already solved for y', 'elimination by adding', 'elimination after scaling one equation', 'elimination after scaling both equations'],
+  levels: [
+    'x + y and x − y given',
+    'one equation already solved for y',
+    'elimination by adding',
+    'elimination after scaling one equation',
+    'elimination after scaling both equations',
+  ],
   generate(r, level) {
     const x = r.nonZero(-6, 9)
     const y = r.nonZero(-6, 9)
     const [a, b, c, d] =
-      level === 1 ? [1, 1, 1, -1]
-        : level === 2 ? [r.int(2, 4), 1, -r.int(1, 3), 1]
-          : level === 3 ? [r.int(1, 4), r.int(2, 5), r.int(1, 4), 0]
-            : level === 4 ? [r.int(2, 5), r.int(1, 3), 1, r.int(2, 4)]
+      level === 1
+        ? [1, 1, 1, -1]
+        : level === 2
+          ? [r.int(2, 4), 1, -r.int(1, 3), 1]
+          : level === 3
+            ? [r.int(1, 4), r.int(2, 5), r.int(1, 4), 0]
+            : level === 4
+              ? [r.int(2, 5), r.int(1, 3), 1, r.int(2, 4)]
               : [r.int(2, 5), r.int(2, 4), r.int(3, 6), -r.int(2, 5)]
     // Level 3: the second equation's y coefficient is the negative of the first's.
     const d2 = level === 3 ? -b : d
@@ -570,7 +714,9 @@ const systems: ProblemFamily = {
       question: `Solve the system: ${eq(a, b, e)} and ${eq(c2, d2, f)}. Give the answer as (x, y).`,
       answer,
       steps: [
-        level === 2 ? `Rearrange the second equation for y: y = ${num(f)} ${c2 < 0 ? '+' : '−'} ${Math.abs(c2)}x, and substitute into the first.` : `Scale the equations so one variable has opposite coefficients, then add them to eliminate it.`,
+        level === 2
+          ? `Rearrange the second equation for y: y = ${num(f)} ${c2 < 0 ? '+' : '−'} ${Math.abs(c2)}x, and substitute into the first.`
+          : `Scale the equations so one variable has opposite coefficients, then add them to eliminate it.`,
         `Solve the resulting equation in one variable: x = ${num(x)}.`,
         `Substitute x = ${num(x)} into ${eq(a, b, e)}: ${a * x} + ${b}y = ${e}, so y = ${num(y)}.`,
         `Check in the second equation: ${c2}(${num(x)}) + ${d2}(${num(y)}) = ${num(f)}.`,
@@ -579,9 +725,19 @@ const systems: ProblemFamily = {
       tags: ['systems of equations', 'algebra'],
       mistakes: wrong(answer, `(${num(y)}, ${num(x)})`, `(${num(x)}, ${num(-y)})`, `(${num(-x)}, ${num(y)})`),
       verify: () => {
-        const [sx, sy] = answer.slice(1, -1).split(', ').map((v) => Number(v.replace('−', '-')))
+        const [sx, sy] = answer
+          .slice(1, -1)
+          .split(', ')
+          .map((v) => Number(v.replace('−', '-')))
         const scope = { x: sx, y: sy }
-        return math.evaluate(`${a}*x + ${b}*y == ${e}`, scope) === true && math.evaluate(`${c2}*x + ${d2}*y == ${f}`, scope) === true && math.det([[a, b], [c2, d2]]) !== 0
+        return (
+          math.evaluate(`${a}*x + ${b}*y == ${e}`, scope) === true &&
+          math.evaluate(`${c2}*x + ${d2}*y == ${f}`, scope) === true &&
+          math.det([
+            [a, b],
+            [c2, d2],
+          ]) !== 0
+        )
       },
     }
   },
@@ -593,7 +749,13 @@ const areaPerimeter: ProblemFamily = {
   keywords: /\b(area|perimeter|rectangles?|triangles?|trapezoids?|trapeziums?|squares?|polygons?|geometry|composite (figures?|shapes?))\b/,
   standards: ['3.MD.C.7', '3.MD.D.8', '4.MD.A.3', '6.G.A.1'],
   summary: 'finding the perimeter and area of rectangles, triangles, trapezoids and composite shapes',
-  levels: ['the perimeter of a rectangle', 'the area of a rectangle', 'the area of a triangle', 'the area of an L-shaped composite figure', 'the area of a trapezoid'],
+  levels: [
+    'the perimeter of a rectangle',
+    'the area of a rectangle',
+    'the area of a triangle',
+    'the area of an L-shaped composite figure',
+    'the area of a trapezoid',
+  ],
   generate(r, level) {
     const u = r.pick(['cm', 'm', 'in', 'ft'])
     switch (level) {
@@ -606,11 +768,18 @@ const areaPerimeter: ProblemFamily = {
         return {
           question: `A rectangle is ${l} ${u} long and ${w} ${u} wide. What is its ${perimeter ? 'perimeter' : 'area'}?`,
           answer,
-          steps: perimeter ? [`Perimeter = 2 × (length + width).`, `2 × (${l} + ${w}) = 2 × ${l + w} = ${2 * (l + w)}.`, `The perimeter is ${answer}.`] : [`Area = length × width.`, `${l} × ${w} = ${l * w}.`, `The area is ${answer}.`],
+          steps: perimeter
+            ? [`Perimeter = 2 × (length + width).`, `2 × (${l} + ${w}) = 2 × ${l + w} = ${2 * (l + w)}.`, `The perimeter is ${answer}.`]
+            : [`Area = length × width.`, `${l} × ${w} = ${l * w}.`, `The area is ${answer}.`],
           hints: perimeter ? ['Perimeter is the distance all the way around.'] : ['Area counts the unit squares that cover the shape.'],
           tags: ['geometry', perimeter ? 'perimeter' : 'area', 'rectangles'],
           // Confusing area with perimeter, or adding only two sides.
-          mistakes: wrong(answer, `${perimeter ? l * w : 2 * (l + w)} ${perimeter ? u : `${u}²`}`, `${l + w} ${perimeter ? u : `${u}²`}`, `${perimeter ? 2 * l + w : 2 * l * w} ${perimeter ? u : `${u}²`}`),
+          mistakes: wrong(
+            answer,
+            `${perimeter ? l * w : 2 * (l + w)} ${perimeter ? u : `${u}²`}`,
+            `${l + w} ${perimeter ? u : `${u}²`}`,
+            `${perimeter ? 2 * l + w : 2 * l * w} ${perimeter ? u : `${u}²`}`,
+          ),
           verify: () => {
             const value = Number(answer.split(' ')[0])
             return perimeter ? math.evaluate('2 * (l + w)', { l, w }) === value : math.evaluate('l * w', { l, w }) === value
@@ -642,7 +811,12 @@ const areaPerimeter: ProblemFamily = {
         return {
           question: `An L-shaped room is a ${L} ${u} by ${W} ${u} rectangle with a ${cutL} ${u} by ${cutW} ${u} rectangle removed from one corner. What is its area?`,
           answer,
-          steps: [`Area of the whole rectangle: ${L} × ${W} = ${L * W}.`, `Area of the removed corner: ${cutL} × ${cutW} = ${cutL * cutW}.`, `Subtract: ${L * W} − ${cutL * cutW} = ${area}.`, `The area is ${answer}.`],
+          steps: [
+            `Area of the whole rectangle: ${L} × ${W} = ${L * W}.`,
+            `Area of the removed corner: ${cutL} × ${cutW} = ${cutL * cutW}.`,
+            `Subtract: ${L * W} − ${cutL * cutW} = ${area}.`,
+            `The area is ${answer}.`,
+          ],
           hints: ['Split the shape into rectangles, or subtract the missing part from a whole rectangle.'],
           tags: ['geometry', 'area', 'composite figures'],
           mistakes: wrong(answer, `${L * W} ${u}²`, `${L * W + cutL * cutW} ${u}²`, `${2 * (L + W)} ${u}²`),
@@ -671,13 +845,49 @@ const areaPerimeter: ProblemFamily = {
 
 /** Conversions by level: [from unit, to unit, how the step reads, magnitude of the value]. */
 const CONVERSIONS: ReadonlyArray<ReadonlyArray<readonly [string, string, number]>> = [
-  [['m', 'cm', 100], ['cm', 'mm', 10], ['kg', 'g', 1000]],
-  [['km', 'm', 1000], ['L', 'mL', 1000], ['h', 'minute', 60]],
-  [['cm', 'm', 0.01], ['g', 'kg', 0.001], ['minute', 'h', 1 / 60]],
-  [['km/h', 'm/s', 1 / 3.6], ['m/s', 'km/h', 3.6]],
-  [['m^2', 'cm^2', 10000], ['cm^2', 'mm^2', 100], ['km^2', 'm^2', 1000000]],
+  [
+    ['m', 'cm', 100],
+    ['cm', 'mm', 10],
+    ['kg', 'g', 1000],
+  ],
+  [
+    ['km', 'm', 1000],
+    ['L', 'mL', 1000],
+    ['h', 'minute', 60],
+  ],
+  [
+    ['cm', 'm', 0.01],
+    ['g', 'kg', 0.001],
+    ['minute', 'h', 1 / 60],
+  ],
+  [
+    ['km/h', 'm/s', 1 / 3.6],
+    ['m/s', 'km/h', 3.6],
+  ],
+  [
+    ['m^2', 'cm^2', 10000],
+    ['cm^2', 'mm^2', 100],
+    ['km^2', 'm^2', 1000000],
+  ],
 ]
-const UNIT_WORDS: Record<string, string> = { m: 'm', cm: 'cm', mm: 'mm', kg: 'kg', g: 'g', km: 'km', L: 'L', mL: 'mL', h: 'hours', minute: 'minutes', 'km/h': 'km/h', 'm/s': 'm/s', 'm^2': 'm²', 'cm^2': 'cm²', 'mm^2': 'mm²', 'km^2': 'km²' }
+const UNIT_WORDS: Record<string, string> = {
+  m: 'm',
+  cm: 'cm',
+  mm: 'mm',
+  kg: 'kg',
+  g: 'g',
+  km: 'km',
+  L: 'L',
+  mL: 'mL',
+  h: 'hours',
+  minute: 'minutes',
+  'km/h': 'km/h',
+  'm/s': 'm/s',
+  'm^2': 'm²',
+  'cm^2': 'cm²',
+  'mm^2': 'mm²',
+  'km^2': 'km²',
+}
 
 const unitConversion: ProblemFamily = {
   id: 'unit-conversion',
@@ -685,11 +895,18 @@ const unitConversion: ProblemFamily = {
   keywords: /\b(units?( of measure(ment)?)?|conver(sion|ting|t)|measurement|metric|length|mass|capacity|speed)\b/,
   standards: ['4.MD.A.1', '5.MD.A.1', '6.RP.A.3d'],
   summary: 'converting between metric units of length, mass, capacity, time, speed and area',
-  levels: ['larger to smaller metric units', 'kilometres, litres and hours', 'smaller to larger units (decimals)', 'speeds between km/h and m/s', 'square units of area'],
+  levels: [
+    'larger to smaller metric units',
+    'kilometres, litres and hours',
+    'smaller to larger units (decimals)',
+    'speeds between km/h and m/s',
+    'square units of area',
+  ],
   generate(r, level) {
     const [from, to, factor] = r.pick(CONVERSIONS[level - 1]!)
     // Values are chosen so the converted amount is exact.
-    const value = level === 3 ? r.int(2, 90) * (factor === 1 / 60 ? 15 : 10) : level === 4 ? (from === 'km/h' ? r.int(1, 30) * 18 : r.int(1, 40) * 5) : r.int(2, 95)
+    const value =
+      level === 3 ? r.int(2, 90) * (factor === 1 / 60 ? 15 : 10) : level === 4 ? (from === 'km/h' ? r.int(1, 30) * 18 : r.int(1, 40) * 5) : r.int(2, 95)
     const converted = Number((value * factor).toPrecision(12))
     const answer = `${converted} ${UNIT_WORDS[to]}`
     const multiply = factor >= 1
@@ -697,14 +914,30 @@ const unitConversion: ProblemFamily = {
       question: `Convert ${value} ${UNIT_WORDS[from]} to ${UNIT_WORDS[to]}.`,
       answer,
       steps: [
-        factor === 1 / 3.6 ? '1 km/h = 1000 m ÷ 3600 s, so divide by 3.6.' : factor === 3.6 ? '1 m/s = 3600 m per hour = 3.6 km/h, so multiply by 3.6.' : multiply ? `1 ${UNIT_WORDS[from]} = ${factor} ${UNIT_WORDS[to]}, so multiply by ${factor}.` : `1 ${UNIT_WORDS[to]} = ${Number((1 / factor).toPrecision(12))} ${UNIT_WORDS[from]}, so divide by ${Number((1 / factor).toPrecision(12))}.`,
+        factor === 1 / 3.6
+          ? '1 km/h = 1000 m ÷ 3600 s, so divide by 3.6.'
+          : factor === 3.6
+            ? '1 m/s = 3600 m per hour = 3.6 km/h, so multiply by 3.6.'
+            : multiply
+              ? `1 ${UNIT_WORDS[from]} = ${factor} ${UNIT_WORDS[to]}, so multiply by ${factor}.`
+              : `1 ${UNIT_WORDS[to]} = ${Number((1 / factor).toPrecision(12))} ${UNIT_WORDS[from]}, so divide by ${Number((1 / factor).toPrecision(12))}.`,
         `${value} ${factor === 1 / 3.6 ? '÷ 3.6' : multiply ? `× ${factor}` : `÷ ${Number((1 / factor).toPrecision(12))}`} = ${converted}.`,
         `${value} ${UNIT_WORDS[from]} = ${answer}.`,
       ],
-      hints: ['Converting to a smaller unit gives a larger number; to a larger unit, a smaller number.', level === 5 ? 'Square units use the square of the length factor.' : 'Recall how many of the smaller unit make one of the larger.'],
+      hints: [
+        'Converting to a smaller unit gives a larger number; to a larger unit, a smaller number.',
+        level === 5 ? 'Square units use the square of the length factor.' : 'Recall how many of the smaller unit make one of the larger.',
+      ],
       tags: ['measurement', 'unit conversion'],
       // Multiplying where one should divide; using the length factor for area units.
-      mistakes: wrong(answer, `${Number((value / factor).toPrecision(12))} ${UNIT_WORDS[to]}`, level === 5 ? `${Number((value * Math.sqrt(factor)).toPrecision(12))} ${UNIT_WORDS[to]}` : `${Number((value * factor * 10).toPrecision(12))} ${UNIT_WORDS[to]}`, `${Number((value * factor / 10).toPrecision(12))} ${UNIT_WORDS[to]}`),
+      mistakes: wrong(
+        answer,
+        `${Number((value / factor).toPrecision(12))} ${UNIT_WORDS[to]}`,
+        level === 5
+          ? `${Number((value * Math.sqrt(factor)).toPrecision(12))} ${UNIT_WORDS[to]}`
+          : `${Number((value * factor * 10).toPrecision(12))} ${UNIT_WORDS[to]}`,
+        `${Number(((value * factor) / 10).toPrecision(12))} ${UNIT_WORDS[to]}`,
+      ),
       verify: () => Math.abs(math.unit(value, from).toNumber(to) - Number(answer.split(' ')[0])) <= 1e-9 * Math.max(1, converted),
     }
   },
@@ -718,18 +951,34 @@ const probability: ProblemFamily = {
   keywords: /\b(probability|chance|likelihood|likely|outcomes?|dice|die|coins?|spinners?|random)\b/,
   standards: ['7.SP.C.5', '7.SP.C.7', '7.SP.C.8'],
   summary: 'finding the probability of single and compound events as fractions',
-  levels: ['one roll of a number cube', 'drawing one marble from a bag', 'the complement of an event', 'the sum of two number cubes', 'two draws without replacement'],
+  levels: [
+    'one roll of a number cube',
+    'drawing one marble from a bag',
+    'the complement of an event',
+    'the sum of two number cubes',
+    'two draws without replacement',
+  ],
   generate(r, level) {
     switch (level) {
       case 1: {
         const kind = r.pick(['an even number', 'a number greater than 4', 'a multiple of 3', 'a number less than 3', 'a prime number'])
-        const test: Record<string, (n: number) => boolean> = { 'an even number': (n) => n % 2 === 0, 'a number greater than 4': (n) => n > 4, 'a multiple of 3': (n) => n % 3 === 0, 'a number less than 3': (n) => n < 3, 'a prime number': (n) => [2, 3, 5].includes(n) }
+        const test: Record<string, (n: number) => boolean> = {
+          'an even number': (n) => n % 2 === 0,
+          'a number greater than 4': (n) => n > 4,
+          'a multiple of 3': (n) => n % 3 === 0,
+          'a number less than 3': (n) => n < 3,
+          'a prime number': (n) => [2, 3, 5].includes(n),
+        }
         const favourable = [1, 2, 3, 4, 5, 6].filter(test[kind]!)
         const answer = fractionText(favourable.length, 6)
         return {
           question: `A fair number cube numbered 1 to 6 is rolled once. What is the probability of rolling ${kind}? Give the answer as a fraction in simplest form.`,
           answer,
-          steps: [`There are 6 equally likely outcomes.`, `The favourable outcomes are ${favourable.join(', ')}: ${favourable.length} of them.`, `P = ${favourable.length}/6 = ${answer}.`],
+          steps: [
+            `There are 6 equally likely outcomes.`,
+            `The favourable outcomes are ${favourable.join(', ')}: ${favourable.length} of them.`,
+            `P = ${favourable.length}/6 = ${answer}.`,
+          ],
           hints: ['Probability = favourable outcomes ÷ total outcomes.'],
           tags: ['probability', 'single event'],
           mistakes: wrong(answer, fractionText(6 - favourable.length, 6), `${favourable.length}/${6 - favourable.length}`, String(favourable.length)),
@@ -749,12 +998,20 @@ const probability: ProblemFamily = {
           question: `A bag holds ${counts.map((c, k) => `${c} ${COLOURS[k]}`).join(', ')} marbles. One marble is drawn at random. What is the probability that it is ${complement ? `not ${colour}` : colour}? Give the answer as a fraction in simplest form.`,
           answer,
           steps: complement
-            ? [`There are ${total} marbles in all.`, `P(${colour}) = ${counts[i]}/${total}.`, `P(not ${colour}) = 1 − ${counts[i]}/${total} = ${favourable}/${total} = ${answer}.`]
-            : [`There are ${counts.join(' + ')} = ${total} marbles.`, `${counts[i]} of them are ${colour}.`, `P(${colour}) = ${counts[i]}/${total} = ${answer}.`],
+            ? [
+                `There are ${total} marbles in all.`,
+                `P(${colour}) = ${counts[i]}/${total}.`,
+                `P(not ${colour}) = 1 − ${counts[i]}/${total} = ${favourable}/${total} = ${answer}.`,
+              ]
+            : [
+                `There are ${counts.join(' + ')} = ${total} marbles.`,
+                `${counts[i]} of them are ${colour}.`,
+                `P(${colour}) = ${counts[i]}/${total} = ${answer}.`,
+              ],
           hints: complement ? ['The probabilities of an event and its complement add to 1.'] : ['Count all the marbles first.'],
           tags: ['probability', complement ? 'complement' : 'single event'],
           mistakes: wrong(answer, fractionText(total - favourable, total), `${favourable}/${total - favourable}`, fractionText(1, 3)),
-          verify: () => fracEq(complement ? math.subtract(1, math.fraction(counts[i]!, total)) as math.Fraction : math.fraction(counts[i]!, total), answer),
+          verify: () => fracEq(complement ? (math.subtract(1, math.fraction(counts[i]!, total)) as math.Fraction) : math.fraction(counts[i]!, total), answer),
         }
       }
       case 4: {
@@ -765,7 +1022,11 @@ const probability: ProblemFamily = {
         return {
           question: `Two fair number cubes numbered 1 to 6 are rolled. What is the probability that the sum is ${target}? Give the answer as a fraction in simplest form.`,
           answer,
-          steps: [`There are 6 × 6 = 36 equally likely outcomes.`, `The pairs with sum ${target}: ${outcomes.map(([a, b]) => `(${a}, ${b})`).join(', ')} — ${outcomes.length} pairs.`, `P = ${outcomes.length}/36 = ${answer}.`],
+          steps: [
+            `There are 6 × 6 = 36 equally likely outcomes.`,
+            `The pairs with sum ${target}: ${outcomes.map(([a, b]) => `(${a}, ${b})`).join(', ')} — ${outcomes.length} pairs.`,
+            `P = ${outcomes.length}/36 = ${answer}.`,
+          ],
           hints: ['List the outcomes in a 6 × 6 table.', 'Order matters: (1, 2) and (2, 1) are different outcomes.'],
           tags: ['probability', 'compound events'],
           // Counting unordered pairs, or using 11 possible sums as equally likely.
@@ -785,7 +1046,11 @@ const probability: ProblemFamily = {
         return {
           question: `A box holds ${red} red and ${blue} blue counters. Two counters are drawn one after the other without replacement. What is the probability that both are red? Give the answer as a fraction in simplest form.`,
           answer,
-          steps: [`P(first red) = ${red}/${total}.`, `After one red is removed: P(second red) = ${red - 1}/${total - 1}.`, `Multiply: ${red}/${total} × ${red - 1}/${total - 1} = ${red * (red - 1)}/${total * (total - 1)} = ${answer}.`],
+          steps: [
+            `P(first red) = ${red}/${total}.`,
+            `After one red is removed: P(second red) = ${red - 1}/${total - 1}.`,
+            `Multiply: ${red}/${total} × ${red - 1}/${total - 1} = ${red * (red - 1)}/${total * (total - 1)} = ${answer}.`,
+          ],
           hints: ['The second draw has one fewer counter in the box.'],
           tags: ['probability', 'without replacement'],
           // Treating the draws as independent (with replacement) is the typical mistake.
@@ -798,7 +1063,18 @@ const probability: ProblemFamily = {
 }
 
 /** Every problem family of the offline engine, in the order topics are matched. */
-export const PROBLEM_FAMILIES: readonly ProblemFamily[] = [systems, linearEquations, fractions, decimals, percentages, ratios, probability, unitConversion, areaPerimeter, wholeNumbers]
+export const PROBLEM_FAMILIES: readonly ProblemFamily[] = [
+  systems,
+  linearEquations,
+  fractions,
+  decimals,
+  percentages,
+  ratios,
+  probability,
+  unitConversion,
+  areaPerimeter,
+  wholeNumbers,
+]
 
 /** The family a topic asks for, or undefined when the offline engine has none. */
 export function familyForTopic(topic: string): ProblemFamily | undefined {

@@ -47,7 +47,11 @@ function nearMisses(answer: string): string[] {
   const match = /-?\d+(\.\d+)?/.exec(answer.replace('−', '-'))
   if (!match) return []
   const value = Number(match[0])
-  const replace = (n: number) => answer.replace('−', '-').replace(match[0], String(Number(n.toPrecision(10)))).replace(/^-|(?<=[ =(])-/g, '−')
+  const replace = (n: number) =>
+    answer
+      .replace('−', '-')
+      .replace(match[0], String(Number(n.toPrecision(10))))
+      .replace(/^-|(?<=[ =(])-/g, '−')
   return [value + 1, value - 1, value * 2, value + 10, value / 2].map(replace)
 }
 

@@ -39,14 +39,21 @@ const lessonSchema = z.object({
 })
 const assessmentSchema = z.object({
   title: z.string().min(1),
-  questions: z.array(z.object({ type: z.enum(QUESTION_TYPES), prompt: z.string().min(1), choices: z.array(z.string()).optional(), answer: z.string().min(1) })).min(1),
+  questions: z
+    .array(z.object({ type: z.enum(QUESTION_TYPES), prompt: z.string().min(1), choices: z.array(z.string()).optional(), answer: z.string().min(1) }))
+    .min(1),
 })
 
 /** True when the answer's value equals the expression's, as numbers or fractions. */
 export function answerMatches(answer: string, expression: string): boolean {
   try {
     const expected = math.evaluate(expression) as unknown
-    const given = math.evaluate(answer.replace(/^[a-z]\s*=\s*/i, '').replace(/[−–]/g, '-').replace(/[$%]/g, '')) as unknown
+    const given = math.evaluate(
+      answer
+        .replace(/^[a-z]\s*=\s*/i, '')
+        .replace(/[−–]/g, '-')
+        .replace(/[$%]/g, ''),
+    ) as unknown
     if (typeof expected !== 'number' || typeof given !== 'number') return false
     return Math.abs(expected - given) <= 1e-9 * Math.max(1, Math.abs(expected))
   } catch {
@@ -98,7 +105,10 @@ export function createProviderEngine(config: ProviderConfig, fetchImpl: typeof f
       throw new ProviderError('The content provider did not answer with JSON')
     }
     const parsed = schema.safeParse(json)
-    if (!parsed.success) throw new ProviderError(`The content provider's JSON does not match the schema: ${parsed.error.issues[0]?.path.join('.')} ${parsed.error.issues[0]?.message}`)
+    if (!parsed.success)
+      throw new ProviderError(
+        `The content provider's JSON does not match the schema: ${parsed.error.issues[0]?.path.join('.')} ${parsed.error.issues[0]?.message}`,
+      )
     return parsed.data
   }
 
@@ -113,7 +123,8 @@ export function createProviderEngine(config: ProviderConfig, fetchImpl: typeof f
       )
       // Only problems whose answer the expression confirms are returned.
       const problems = out.problems.filter((p) => answerMatches(p.answer, p.expression)).slice(0, request.count)
-      if (problems.length < request.count) throw new ProviderError(`The content provider's answers failed verification (${problems.length} of ${request.count} confirmed)`)
+      if (problems.length < request.count)
+        throw new ProviderError(`The content provider's answers failed verification (${problems.length} of ${request.count} confirmed)`)
       const shaped = problems.map((p): Problem => ({
         id: randomUUID(),
         question: p.question,
@@ -143,7 +154,10 @@ export function createProviderEngine(config: ProviderConfig, fetchImpl: typeof f
       )
       const objectives = request.objectives.length ? request.objectives : out.objectives.filter((o) => !objectiveProblem(o))
       if (!objectives.length) throw new ProviderError('The content provider wrote no measurable objective')
-      const minutes = allocateMinutes(request.duration, out.sections.map((s) => s.duration))
+      const minutes = allocateMinutes(
+        request.duration,
+        out.sections.map((s) => s.duration),
+      )
       const sections = out.sections.map((s, i) => ({ id: randomUUID(), type: s.type, title: s.title, content: s.content, duration: minutes[i]! }))
       return {
         id: randomUUID(),
@@ -168,7 +182,17 @@ export function createProviderEngine(config: ProviderConfig, fetchImpl: typeof f
         'You write school assessments with answer keys.',
         `Write an assessment on "${request.topic}" with ${request.questionCount} questions of these types in turn: ${request.questionTypes.join(', ')}, difficulty ${level} of 5. Return {"title","questions":[{"type","prompt","choices":[...] (multiple-choice only),"answer"}]}.`,
       )
-      const questions = out.questions.slice(0, request.questionCount).map((q) => ({ id: randomUUID(), type: q.type, prompt: q.prompt, ...(q.choices ? { choices: q.choices } : {}), answer: q.answer, solutionSteps: [], points: ITEM_POINTS[q.type], difficulty: level, tags: [] }))
+      const questions = out.questions.slice(0, request.questionCount).map((q) => ({
+        id: randomUUID(),
+        type: q.type,
+        prompt: q.prompt,
+        ...(q.choices ? { choices: q.choices } : {}),
+        answer: q.answer,
+        solutionSteps: [],
+        points: ITEM_POINTS[q.type],
+        difficulty: level,
+        tags: [],
+      }))
       return {
         id: randomUUID(),
         title: out.title,

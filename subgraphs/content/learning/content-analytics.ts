@@ -8,7 +8,14 @@ export type AnalyticsBlock = (typeof ANALYTICS_BLOCKS)[number]
 
 const DAY_MS = 86_400_000
 /** Presets of `timeRange`: the span ending now. `all` starts at the item's first event. */
-export const TIME_RANGE_PRESETS: Record<string, number | null> = { '24h': DAY_MS, '7d': 7 * DAY_MS, '30d': 30 * DAY_MS, '90d': 90 * DAY_MS, '365d': 365 * DAY_MS, all: null }
+export const TIME_RANGE_PRESETS: Record<string, number | null> = {
+  '24h': DAY_MS,
+  '7d': 7 * DAY_MS,
+  '30d': 30 * DAY_MS,
+  '90d': 90 * DAY_MS,
+  '365d': 365 * DAY_MS,
+  all: null,
+}
 /** The preset used when no timeRange is given. */
 export const DEFAULT_TIME_RANGE = '30d'
 /** Students with an event this close to the range's end are "active". */
@@ -65,7 +72,8 @@ export function parseTimeRange(value: string | undefined | null, now: Date, issu
     return { start: span === null ? null : new Date(now.getTime() - span), end: now }
   }
   const parts = text.includes('/') ? text.split('/') : text.split(',')
-  if (parts.length !== 2) return bad(`must be a preset (${Object.keys(TIME_RANGE_PRESETS).join(', ')}), an ISO 8601 interval (start/end, start/P7D, P7D/end) or start,end`)
+  if (parts.length !== 2)
+    return bad(`must be a preset (${Object.keys(TIME_RANGE_PRESETS).join(', ')}), an ISO 8601 interval (start/end, start/P7D, P7D/end) or start,end`)
   const [a, b] = parts.map((p) => p.trim()) as [string, string]
   const startAt = instant(a)
   const endAt = instant(b)
@@ -84,9 +92,13 @@ export function parseTimeRange(value: string | undefined | null, now: Date, issu
 /** Reads `metrics`: a comma list of blocks; all when absent or empty. */
 export function parseMetrics(value: string | undefined | null, issues: ValidationIssue[]): AnalyticsBlock[] {
   if (value === undefined || value === null || !value.trim()) return [...ANALYTICS_BLOCKS]
-  const names = value.split(',').map((s) => s.trim()).filter(Boolean)
+  const names = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
   for (const n of names) {
-    if (!(ANALYTICS_BLOCKS as readonly string[]).includes(n)) issues.push({ field: 'metrics', message: `has the unknown block "${n}"; blocks: ${ANALYTICS_BLOCKS.join(', ')}` })
+    if (!(ANALYTICS_BLOCKS as readonly string[]).includes(n))
+      issues.push({ field: 'metrics', message: `has the unknown block "${n}"; blocks: ${ANALYTICS_BLOCKS.join(', ')}` })
   }
   return ANALYTICS_BLOCKS.filter((b) => names.includes(b))
 }
@@ -94,7 +106,14 @@ export function parseMetrics(value: string | undefined | null, issues: Validatio
 /** Figures of one item over one range, as GET /analytics shows them. */
 export interface ContentAnalytics {
   engagement?: { views: number; completionRate: number; averageTimeOnContent: number; interactionRate: number; returnRate: number }
-  effectiveness?: { averageLearningGain: number; retentionRate: number; satisfactionScore: number; pairedScores: number; delayedScores: number; ratings: number }
+  effectiveness?: {
+    averageLearningGain: number
+    retentionRate: number
+    satisfactionScore: number
+    pairedScores: number
+    delayedScores: number
+    ratings: number
+  }
   usage?: { totalStudents: number; activeStudents: number; completedStudents: number }
 }
 

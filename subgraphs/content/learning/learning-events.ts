@@ -61,20 +61,30 @@ export function parseLearningEvents(input: { events?: unknown }, now: Date): Lea
       return null
     }
     for (const key of Object.keys(raw)) if (!FIELDS.includes(key)) fail(key, `is not a field of an event (fields: ${FIELDS.join(', ')})`)
-    const id = typeof raw.id === 'string' && isContentId(raw.id) ? raw.id.toLowerCase() : fail('id', 'must be a UUID chosen by the sender (it makes resending safe)')
+    const id =
+      typeof raw.id === 'string' && isContentId(raw.id) ? raw.id.toLowerCase() : fail('id', 'must be a UUID chosen by the sender (it makes resending safe)')
     if (id && seen.has(id)) fail('id', 'appears twice in this batch')
     if (id) seen.add(id)
-    const studentId = typeof raw.studentId === 'string' && raw.studentId.trim() && raw.studentId.length <= EVENT_LIMITS.studentId ? raw.studentId.trim() : fail('studentId', `must be a non-empty string of at most ${EVENT_LIMITS.studentId} characters`)
-    const contentId = typeof raw.contentId === 'string' && isContentId(raw.contentId) ? raw.contentId.toLowerCase() : fail('contentId', 'must be a content id (UUID)')
-    const verb = typeof raw.verb === 'string' && (LEARNING_VERBS as readonly string[]).includes(raw.verb) ? (raw.verb as LearningVerb) : fail('verb', `must be one of: ${LEARNING_VERBS.join(', ')}`)
+    const studentId =
+      typeof raw.studentId === 'string' && raw.studentId.trim() && raw.studentId.length <= EVENT_LIMITS.studentId
+        ? raw.studentId.trim()
+        : fail('studentId', `must be a non-empty string of at most ${EVENT_LIMITS.studentId} characters`)
+    const contentId =
+      typeof raw.contentId === 'string' && isContentId(raw.contentId) ? raw.contentId.toLowerCase() : fail('contentId', 'must be a content id (UUID)')
+    const verb =
+      typeof raw.verb === 'string' && (LEARNING_VERBS as readonly string[]).includes(raw.verb)
+        ? (raw.verb as LearningVerb)
+        : fail('verb', `must be one of: ${LEARNING_VERBS.join(', ')}`)
     let occurredAt: Date | null = null
-    if (typeof raw.timestamp !== 'string' || !ISO_INSTANT.test(raw.timestamp) || Number.isNaN(Date.parse(raw.timestamp))) fail('timestamp', 'must be an ISO 8601 date-time with a time zone')
+    if (typeof raw.timestamp !== 'string' || !ISO_INSTANT.test(raw.timestamp) || Number.isNaN(Date.parse(raw.timestamp)))
+      fail('timestamp', 'must be an ISO 8601 date-time with a time zone')
     else if (Date.parse(raw.timestamp) > now.getTime() + EVENT_LIMITS.futureSkewMs) fail('timestamp', 'must not be in the future')
     else occurredAt = new Date(raw.timestamp)
     const number = (key: string, min: number, max: number, integer = false): number | null => {
       const v = raw[key]
       if (v === undefined || v === null) return null
-      if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max || (integer && !Number.isInteger(v))) return fail(key, `must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}`)
+      if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max || (integer && !Number.isInteger(v)))
+        return fail(key, `must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}`)
       return v
     }
     const durationSeconds = number('durationSeconds', 0, EVENT_LIMITS.durationSeconds)
@@ -85,13 +95,23 @@ export function parseLearningEvents(input: { events?: unknown }, now: Date): Lea
     if (raw.success !== undefined && raw.success !== null) success = typeof raw.success === 'boolean' ? raw.success : fail('success', 'must be true or false')
     let assessment: LearningEventInput['assessment'] = null
     if (raw.assessment !== undefined && raw.assessment !== null) {
-      assessment = (ASSESSMENT_PHASES as readonly string[]).includes(raw.assessment as string) ? (raw.assessment as LearningEventInput['assessment']) : fail('assessment', `must be one of: ${ASSESSMENT_PHASES.join(', ')}`)
+      assessment = (ASSESSMENT_PHASES as readonly string[]).includes(raw.assessment as string)
+        ? (raw.assessment as LearningEventInput['assessment'])
+        : fail('assessment', `must be one of: ${ASSESSMENT_PHASES.join(', ')}`)
     }
     const needs: Partial<Record<LearningVerb, string[]>> = { progressed: ['progress'], answered: ['score'], scored: ['score', 'assessment'], rated: ['rating'] }
-    const allowed: Record<string, LearningVerb[]> = { progress: ['progressed'], score: ['answered', 'scored'], success: ['answered'], assessment: ['scored'], rating: ['rated'] }
+    const allowed: Record<string, LearningVerb[]> = {
+      progress: ['progressed'],
+      score: ['answered', 'scored'],
+      success: ['answered'],
+      assessment: ['scored'],
+      rating: ['rated'],
+    }
     if (verb) {
       for (const key of needs[verb] ?? []) if (raw[key] === undefined || raw[key] === null) fail(key, `is required for the verb ${verb}`)
-      for (const [key, verbs] of Object.entries(allowed)) if (raw[key] !== undefined && raw[key] !== null && !verbs.includes(verb)) fail(key, `is only given with the verb${verbs.length > 1 ? 's' : ''} ${verbs.join(', ')}`)
+      for (const [key, verbs] of Object.entries(allowed))
+        if (raw[key] !== undefined && raw[key] !== null && !verbs.includes(verb))
+          fail(key, `is only given with the verb${verbs.length > 1 ? 's' : ''} ${verbs.join(', ')}`)
     }
     if (!id || !studentId || !contentId || !verb || !occurredAt) return null
     return { id, studentId, contentId, verb, occurredAt, durationSeconds, progress, score, success, assessment, rating }

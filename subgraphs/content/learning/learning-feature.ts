@@ -57,7 +57,9 @@ export function createLearningFeature(deps: LearningFeatureDeps) {
       const events = parseLearningEvents(input, at)
       const ids = [...new Set(events.map((e) => e.contentId))]
       const known = new Set((await prisma.contentItem.findMany({ where: { id: { in: ids } }, select: { id: true } })).map((r) => r.id))
-      const unknown = events.flatMap((e, i) => (known.has(e.contentId) ? [] : [{ field: `events[${i}].contentId`, message: `names no stored content item (${e.contentId})` }]))
+      const unknown = events.flatMap((e, i) =>
+        known.has(e.contentId) ? [] : [{ field: `events[${i}].contentId`, message: `names no stored content item (${e.contentId})` }],
+      )
       if (unknown.length) throw errors.invalid(unknown)
       return prisma.$transaction(async (tx) => {
         const already = new Set((await tx.learningEvent.findMany({ where: { id: { in: events.map((e) => e.id) } }, select: { id: true } })).map((r) => r.id))
@@ -68,10 +70,15 @@ export function createLearningFeature(deps: LearningFeatureDeps) {
         const cutoff = new Date(at.getTime() - ANALYTICS_NOTICE_MS)
         for (const [contentId, added] of perItem) {
           // Takes the item's notice slot only when the last notice is older than the span.
-          const taken = await tx.$queryRaw<{ content_id: string }[]>`INSERT INTO content.analytics_notices (content_id, notified_at) VALUES (${contentId}::uuid, ${at})
+          const taken = await tx.$queryRaw<
+            { content_id: string }[]
+          >`INSERT INTO content.analytics_notices (content_id, notified_at) VALUES (${contentId}::uuid, ${at})
             ON CONFLICT (content_id) DO UPDATE SET notified_at = EXCLUDED.notified_at WHERE content.analytics_notices.notified_at <= ${cutoff}
             RETURNING content_id::text AS content_id`
-          if (taken.length) await writeOutbox(tx, 'content', [contentEvent(CONTENT_EVENTS.analyticsUpdated, caller.environment, { contentId, status: 'updated', newEvents: added })])
+          if (taken.length)
+            await writeOutbox(tx, 'content', [
+              contentEvent(CONTENT_EVENTS.analyticsUpdated, caller.environment, { contentId, status: 'updated', newEvents: added }),
+            ])
         }
         return { received: events.length, recorded: count, duplicates: events.length - count }
       })
@@ -85,22 +92,36 @@ export function createLearningFeature(deps: LearningFeatureDeps) {
       deps.authorize(actor, 'content:read')
       const request = parseRecommendationRequest(input)
       const select = { id: true, type: true, title: true, subject: true, body: true, metadata: true } as const
-      const toCandidate = (r: { id: string; type: string; title: string; subject: string | null; body: unknown; metadata: unknown }): Candidate => ({ ...r, body: (r.body ?? {}) as Record<string, unknown>, metadata: (r.metadata ?? {}) as Record<string, unknown> })
+      const toCandidate = (r: { id: string; type: string; title: string; subject: string | null; body: unknown; metadata: unknown }): Candidate => ({
+        ...r,
+        body: (r.body ?? {}) as Record<string, unknown>,
+        metadata: (r.metadata ?? {}) as Record<string, unknown>,
+      })
       const [rows, events] = await Promise.all([
         prisma.contentItem.findMany({ select, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], take: CANDIDATE_LIMIT }),
-        prisma.learningEvent.findMany({ where: { studentId: request.studentId, verb: { in: ['answered', 'scored', 'completed'] } }, select: { contentId: true, verb: true, score: true, occurredAt: true } }),
+        prisma.learningEvent.findMany({
+          where: { studentId: request.studentId, verb: { in: ['answered', 'scored', 'completed'] } },
+          select: { contentId: true, verb: true, score: true, occurredAt: true },
+        }),
       ])
       const items = new Map(rows.map((r) => [r.id, toCandidate(r)]))
       const absent = [...new Set(events.map((e) => e.contentId))].filter((id) => !items.has(id))
       if (absent.length) for (const r of await prisma.contentItem.findMany({ where: { id: { in: absent } }, select })) items.set(r.id, toCandidate(r))
-      const results = events.filter((e) => e.verb !== 'completed' && e.score !== null).map((e) => ({ contentId: e.contentId, score: e.score!, occurredAt: e.occurredAt }))
+      const results = events
+        .filter((e) => e.verb !== 'completed' && e.score !== null)
+        .map((e) => ({ contentId: e.contentId, score: e.score!, occurredAt: e.occurredAt }))
       const mastery = estimateMastery(results, items)
       const completed = new Set(events.filter((e) => e.verb === 'completed').map((e) => e.contentId))
       return {
         studentId: request.studentId,
         currentTopic: request.currentTopic,
         mastery: [...mastery.values()],
-        recommendations: recommend(request, rows.map((r) => items.get(r.id)!), mastery, completed),
+        recommendations: recommend(
+          request,
+          rows.map((r) => items.get(r.id)!),
+          mastery,
+          completed,
+        ),
       }
     },
 

@@ -75,7 +75,13 @@ const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFi
 const round = (n: number, places = 2) => Math.round(n * 10 ** places) / 10 ** places
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x))
 const STOP = new Set(['the', 'and', 'for', 'with', 'of', 'to', 'a', 'an', 'in', 'on', 'using', 'students', 'will', 'be', 'able'])
-const words = (text: string) => new Set(text.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 2 && !STOP.has(w)))
+const words = (text: string) =>
+  new Set(
+    text
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter((w) => w.length > 2 && !STOP.has(w)),
+  )
 
 /** Checks the request: studentId and currentTopic required; timeAvailable in minutes, 1–1440. */
 export function parseRecommendationRequest(input: Record<string, unknown>): RecommendationRequest {
@@ -100,14 +106,16 @@ export function parseRecommendationRequest(input: Record<string, unknown>): Reco
     }
     if (context.objectives !== undefined && context.objectives !== null) {
       const o = context.objectives
-      if (!Array.isArray(o) || o.length > 20 || o.some((s) => typeof s !== 'string' || !s.trim() || s.length > 300)) issues.push({ field: 'context.objectives', message: 'must be an array of at most 20 non-empty strings' })
+      if (!Array.isArray(o) || o.length > 20 || o.some((s) => typeof s !== 'string' || !s.trim() || s.length > 300))
+        issues.push({ field: 'context.objectives', message: 'must be an array of at most 20 non-empty strings' })
       else objectives = o as string[]
     }
   }
   let count: number = RECOMMENDATION_LIMITS.defaultCount
   if (input.limit !== undefined && input.limit !== null) {
     const l = num(input.limit)
-    if (l === null || !Number.isInteger(l) || l < 1 || l > RECOMMENDATION_LIMITS.maxCount) issues.push({ field: 'limit', message: `must be an integer from 1 to ${RECOMMENDATION_LIMITS.maxCount}` })
+    if (l === null || !Number.isInteger(l) || l < 1 || l > RECOMMENDATION_LIMITS.maxCount)
+      issues.push({ field: 'limit', message: `must be an integer from 1 to ${RECOMMENDATION_LIMITS.maxCount}` })
     else count = l
   }
   if (issues.length) throw errors.invalid(issues)
@@ -127,8 +135,15 @@ export function topicOf(item: Candidate): string | null {
  */
 export function difficultyOf(item: Candidate): number {
   const meta = isObject(item.body.metadata) ? item.body.metadata : {}
-  const questions = Array.isArray(item.body.questions) ? (item.body.questions as Array<{ difficulty?: unknown }>).map((q) => num(q.difficulty)).filter((d): d is number => d !== null) : []
-  const d = num(meta.difficulty) ?? num(meta.averageDifficulty) ?? (questions.length ? questions.reduce((a, b) => a + b, 0) / questions.length : null) ?? num(item.metadata.difficulty) ?? 3
+  const questions = Array.isArray(item.body.questions)
+    ? (item.body.questions as Array<{ difficulty?: unknown }>).map((q) => num(q.difficulty)).filter((d): d is number => d !== null)
+    : []
+  const d =
+    num(meta.difficulty) ??
+    num(meta.averageDifficulty) ??
+    (questions.length ? questions.reduce((a, b) => a + b, 0) / questions.length : null) ??
+    num(item.metadata.difficulty) ??
+    3
   return Math.min(5, Math.max(1, d))
 }
 
@@ -138,7 +153,9 @@ export function difficultyOf(item: Candidate): number {
  */
 export function estimatedTimeOf(item: Candidate): number {
   const meta = isObject(item.body.metadata) ? item.body.metadata : {}
-  const sections = Array.isArray(item.body.sections) ? (item.body.sections as Array<{ duration?: unknown }>).reduce((sum, s) => sum + (num(s.duration) ?? 0), 0) : 0
+  const sections = Array.isArray(item.body.sections)
+    ? (item.body.sections as Array<{ duration?: unknown }>).reduce((sum, s) => sum + (num(s.duration) ?? 0), 0)
+    : 0
   const problems = Array.isArray(item.body.problems) ? item.body.problems.length * RECOMMENDATION_LIMITS.minutesPerProblem : 0
   const video = item.type === 'video' && num(item.body.duration) !== null ? Math.ceil(num(item.body.duration)! / 60) : 0
   return num(meta.estimatedTime) ?? num(item.body.estimatedTime) ?? (video || problems || sections || num(item.metadata.estimatedTime) || 10)
@@ -171,12 +188,18 @@ export const targetDifficulty = (mastery: number) => Math.min(5, Math.max(1, rou
  * time + 0.1 objectives). Items unrelated to the topic and items the student completed are left
  * out. Ties keep the newest item first (the candidates' order).
  */
-export function recommend(request: RecommendationRequest, candidates: readonly Candidate[], mastery: ReadonlyMap<string, Mastery>, completed: ReadonlySet<string>): Recommendation[] {
+export function recommend(
+  request: RecommendationRequest,
+  candidates: readonly Candidate[],
+  mastery: ReadonlyMap<string, Mastery>,
+  completed: ReadonlySet<string>,
+): Recommendation[] {
   const current = familyForTopic(request.currentTopic)?.id ?? null
   const topicWords = words(request.currentTopic)
   const objectiveWords = words(request.objectives.join(' '))
   const masteryOf = (topic: string) => mastery.get(topic) ?? { topic, mastery: 0.5, results: 0 }
-  const describe = (m: Mastery) => (m.results ? `mastery ${m.mastery} from ${m.results} recorded result${m.results === 1 ? '' : 's'}` : 'no recorded results yet (starting estimate 0.5)')
+  const describe = (m: Mastery) =>
+    m.results ? `mastery ${m.mastery} from ${m.results} recorded result${m.results === 1 ? '' : 's'}` : 'no recorded results yet (starting estimate 0.5)'
   const scored = candidates.flatMap((item) => {
     if (completed.has(item.id)) return []
     const topic = topicOf(item)
@@ -185,7 +208,13 @@ export function recommend(request: RecommendationRequest, candidates: readonly C
     if (current && topic === current) {
       topicFit = 1
       why = `On ${current}: ${describe(masteryOf(current))}`
-    } else if (current && topic && PREREQUISITES[current]?.includes(topic) && masteryOf(current).mastery < MASTERY_MODEL.weakBelow && masteryOf(topic).mastery < MASTERY_MODEL.masteredFrom) {
+    } else if (
+      current &&
+      topic &&
+      PREREQUISITES[current]?.includes(topic) &&
+      masteryOf(current).mastery < MASTERY_MODEL.weakBelow &&
+      masteryOf(topic).mastery < MASTERY_MODEL.masteredFrom
+    ) {
       topicFit = 0.7
       why = `Prerequisite ${topic} of ${current} to strengthen first (${current}: ${describe(masteryOf(current))}; ${topic}: ${describe(masteryOf(topic))})`
     } else if (current && topic && PREREQUISITES[topic]?.includes(current) && masteryOf(current).mastery >= MASTERY_MODEL.masteredFrom) {
@@ -206,7 +235,12 @@ export function recommend(request: RecommendationRequest, candidates: readonly C
     const objectiveFit = objectiveWords.size ? [...objectiveWords].filter((w) => itemText.has(w)).length / objectiveWords.size : 1
     const w = RELEVANCE_WEIGHTS
     const relevance = round(w.topic * topicFit + w.difficulty * difficultyFit + w.time * timeFit + w.objectives * objectiveFit, 3)
-    const time = request.timeAvailable === null ? `${minutes} min` : minutes <= request.timeAvailable ? `${minutes} min fits the ${request.timeAvailable} available` : `${minutes} min, more than the ${request.timeAvailable} available`
+    const time =
+      request.timeAvailable === null
+        ? `${minutes} min`
+        : minutes <= request.timeAvailable
+          ? `${minutes} min fits the ${request.timeAvailable} available`
+          : `${minutes} min, more than the ${request.timeAvailable} available`
     const reason = `${why}; difficulty ${round(difficulty, 1)} against a target of ${level}; ${time}.`
     return [{ contentId: item.id, title: item.title, type: item.type, relevance, estimatedTime: minutes, difficulty: round(difficulty, 1), reason }]
   })

@@ -74,7 +74,12 @@ const score = (issues: readonly ValidationFinding[]) => Math.max(0, 100 - issues
 /** mathjs with exact fractions, so `1/3 + 1/6 = 1/2` is checked exactly. */
 const exact = math.create(math.all!, { number: 'Fraction' })
 
-const normalize = (expr: string) => expr.replace(/[×x·]/g, '*').replace(/÷/g, '/').replace(/[−–]/g, '-').replace(/,(?=\d{3}\b)/g, '')
+const normalize = (expr: string) =>
+  expr
+    .replace(/[×x·]/g, '*')
+    .replace(/÷/g, '/')
+    .replace(/[−–]/g, '-')
+    .replace(/,(?=\d{3}\b)/g, '')
 
 /** Evaluates an arithmetic expression exactly; undefined when it is not one. */
 function evaluate(expr: string): math.Fraction | undefined {
@@ -122,14 +127,23 @@ export function checkFacts(content: unknown, texts: readonly TextPart[]): Omit<C
     if (question && answer) {
       const verdict = checkAnswer(question, answer)
       if (verdict === undefined) unverifiable++
-      else if (!verdict.ok) issues.push({ severity: 'high', location: `${path || 'content'}.answer`, message: `The answer "${answer}" to "${question}" is wrong: ${verdict.expected}`, suggestion: `Correct the answer to ${verdict.expected}` })
+      else if (!verdict.ok)
+        issues.push({
+          severity: 'high',
+          location: `${path || 'content'}.answer`,
+          message: `The answer "${answer}" to "${question}" is wrong: ${verdict.expected}`,
+          suggestion: `Correct the answer to ${verdict.expected}`,
+        })
       else claims++
     }
     for (const [k, v] of Object.entries(item)) visit(v, path ? `${path}.${k}` : k, depth + 1)
   }
   visit(content, '', 0)
   notes.push(`${claims} arithmetic claim(s) and answer(s) recomputed.`)
-  if (unverifiable) notes.push(`${unverifiable} answer(s) could not be verified offline: their questions are not arithmetic the checker can read back (word problems, explanations).`)
+  if (unverifiable)
+    notes.push(
+      `${unverifiable} answer(s) could not be verified offline: their questions are not arithmetic the checker can read back (word problems, explanations).`,
+    )
   notes.push('Statements of fact that are not arithmetic (history, science, definitions) cannot be verified offline and were not checked.')
   return { issues, notes }
 }
@@ -150,7 +164,9 @@ export function checkAnswer(question: string, answer: string): { ok: boolean; ex
     }
   }
   const percent = /what is (\d+(?:\.\d+)?)% of (\d+(?:\.\d+)?)/i.exec(q)
-  const arithmetic = percent ? `${percent[1]}/100 * ${percent[2]}` : /(?:what is|calculate|evaluate|add|subtract|multiply|divide)[:\s]+([\d\s.+\-×x*÷/()]+?)\s*(?:\?|\.|$)/i.exec(q)?.[1]
+  const arithmetic = percent
+    ? `${percent[1]}/100 * ${percent[2]}`
+    : /(?:what is|calculate|evaluate|add|subtract|multiply|divide)[:\s]+([\d\s.+\-×x*÷/()]+?)\s*(?:\?|\.|$)/i.exec(q)?.[1]
   if (!arithmetic || !given) return undefined
   const expected = evaluate(arithmetic)
   if (!expected) return undefined
@@ -169,20 +185,39 @@ function standardsOf(content: Record<string, unknown>): { codes: string[]; objec
 export function checkStandards(content: Record<string, unknown>): Omit<CheckResult, 'type' | 'score'> {
   const { codes, objectives } = standardsOf(content)
   const issues: ValidationFinding[] = []
-  if (!codes.length) issues.push({ severity: 'medium', location: 'standards', message: 'The content lists no standards.', suggestion: 'Add the Common Core codes the content addresses, e.g. 6.RP.A.3.' })
+  if (!codes.length)
+    issues.push({
+      severity: 'medium',
+      location: 'standards',
+      message: 'The content lists no standards.',
+      suggestion: 'Add the Common Core codes the content addresses, e.g. 6.RP.A.3.',
+    })
   const known = codes.filter((c) => {
     if (MATH_STANDARDS[c.toUpperCase().replace(/^CCSS\.MATH\.CONTENT\./, '')]) return true
-    issues.push({ severity: 'high', location: `standards (${c})`, message: `"${c}" is not a Common Core mathematics standard Tessera knows.`, suggestion: 'Check the code against the Common Core list (e.g. 7.RP.A.3, 8.EE.C.7).' })
+    issues.push({
+      severity: 'high',
+      location: `standards (${c})`,
+      message: `"${c}" is not a Common Core mathematics standard Tessera knows.`,
+      suggestion: 'Check the code against the Common Core list (e.g. 7.RP.A.3, 8.EE.C.7).',
+    })
     return false
   })
   objectives.forEach((objective, i) => {
     if (!known.length) return
     const best = Math.max(...known.map((c) => overlap(objective, MATH_STANDARDS[c.toUpperCase().replace(/^CCSS\.MATH\.CONTENT\./, '')]!)))
     if (best < 0.2) {
-      issues.push({ severity: 'medium', location: `objectives[${i}]`, message: `The objective "${objective}" shares few words with the standards listed (${known.join(', ')}).`, suggestion: 'Reword the objective with the standard\'s language, or list the standard it addresses.' })
+      issues.push({
+        severity: 'medium',
+        location: `objectives[${i}]`,
+        message: `The objective "${objective}" shares few words with the standards listed (${known.join(', ')}).`,
+        suggestion: "Reword the objective with the standard's language, or list the standard it addresses.",
+      })
     }
   })
-  return { issues, notes: [`${known.length} of ${codes.length} code(s) found in the shipped list of Common Core mathematics standards (grades 3–8 and high-school algebra).`] }
+  return {
+    issues,
+    notes: [`${known.length} of ${codes.length} code(s) found in the shipped list of Common Core mathematics standards (grades 3–8 and high-school algebra).`],
+  }
 }
 
 /**
@@ -195,10 +230,12 @@ export async function validateContent(input: Record<string, unknown>): Promise<V
   if (!input.content || typeof input.content !== 'object' || Array.isArray(input.content)) issues.push({ field: 'content', message: 'is required: an object' })
   let checks: ValidationCheck[] = [...VALIDATION_CHECKS]
   if (input.checks !== undefined && input.checks !== null) {
-    if (!Array.isArray(input.checks) || input.checks.length === 0) issues.push({ field: 'checks', message: `must be a non-empty array of: ${VALIDATION_CHECKS.join(', ')}` })
+    if (!Array.isArray(input.checks) || input.checks.length === 0)
+      issues.push({ field: 'checks', message: `must be a non-empty array of: ${VALIDATION_CHECKS.join(', ')}` })
     else {
       input.checks.forEach((c, i) => {
-        if (!VALIDATION_CHECKS.includes(c as ValidationCheck)) issues.push({ field: `checks[${i}]`, message: `unknown check "${String(c)}"; must be one of: ${VALIDATION_CHECKS.join(', ')}` })
+        if (!VALIDATION_CHECKS.includes(c as ValidationCheck))
+          issues.push({ field: `checks[${i}]`, message: `unknown check "${String(c)}"; must be one of: ${VALIDATION_CHECKS.join(', ')}` })
       })
       checks = [...new Set(input.checks as ValidationCheck[])]
     }
@@ -212,10 +249,17 @@ export async function validateContent(input: Record<string, unknown>): Promise<V
   const results: CheckResult[] = []
   for (const type of checks) {
     const found =
-      type === 'grammar' ? await checkGrammar(texts)
-        : type === 'bias' ? await checkBias(texts)
-          : type === 'accessibility' ? checkAccessibility(texts, gradeText ? { label: gradeText, grade: gradeNumber(gradeText), measured: fleschKincaidGrade(texts.map((t) => t.text).join('\n')) } : undefined)
-            : type === 'factual-accuracy' ? checkFacts(content, texts)
+      type === 'grammar'
+        ? await checkGrammar(texts)
+        : type === 'bias'
+          ? await checkBias(texts)
+          : type === 'accessibility'
+            ? checkAccessibility(
+                texts,
+                gradeText ? { label: gradeText, grade: gradeNumber(gradeText), measured: fleschKincaidGrade(texts.map((t) => t.text).join('\n')) } : undefined,
+              )
+            : type === 'factual-accuracy'
+              ? checkFacts(content, texts)
               : checkStandards(content)
     results.push({ type, score: score(found.issues), ...found })
   }

@@ -21,7 +21,11 @@ const getLinter = () => {
 }
 
 /** Markup is not prose: tags, markdown links' targets and code are blanked (offsets kept). */
-const prose = (text: string) => text.replace(/<[^>]*>/g, (m) => ' '.repeat(m.length)).replace(/\]\([^)]*\)/g, (m) => ' '.repeat(m.length)).replace(/`[^`]*`/g, (m) => ' '.repeat(m.length))
+const prose = (text: string) =>
+  text
+    .replace(/<[^>]*>/g, (m) => ' '.repeat(m.length))
+    .replace(/\]\([^)]*\)/g, (m) => ' '.repeat(m.length))
+    .replace(/`[^`]*`/g, (m) => ' '.repeat(m.length))
 
 /** Parts up to the size limit, and a note when some were left out. */
 function within(texts: readonly TextPart[]) {
@@ -39,7 +43,10 @@ export async function checkGrammar(texts: readonly TextPart[]) {
     for (const lint of await l.lint(prose(part.text))) {
       const span = lint.span()
       const kind = lint.lint_kind()
-      const replacements = lint.suggestions().map((s) => s.get_replacement_text()).filter(Boolean)
+      const replacements = lint
+        .suggestions()
+        .map((s) => s.get_replacement_text())
+        .filter(Boolean)
       // Spelling flags names and terms a dictionary lacks: low. Agreement and usage: medium.
       const severity = kind === 'Spelling' || kind === 'Style' || kind === 'Repetition' || kind === 'Formatting' ? 'low' : 'medium'
       issues.push({

@@ -89,15 +89,15 @@ export const MATH_STANDARDS: Readonly<Record<string, string>> = {
 }
 
 /** Words that carry no meaning for matching an objective to a standard. */
-const STOP = new Set('a an and are as at be by for from in into is it of on or such that the their them these this to use using with within students will able problems problem real world'.split(' '))
+const STOP = new Set(
+  'a an and are as at be by for from in into is it of on or such that the their them these this to use using with within students will able problems problem real world'.split(
+    ' ',
+  ),
+)
 
 /** Content words of a text, crudely stemmed (plural and -ing/-ed endings removed). */
 export function contentWords(text: string): Set<string> {
-  return new Set(
-    (text.toLowerCase().match(/[a-z]+/g) ?? [])
-      .filter((w) => w.length > 2 && !STOP.has(w))
-      .map((w) => w.replace(/(ing|ed|es|s)$/, '')),
-  )
+  return new Set((text.toLowerCase().match(/[a-z]+/g) ?? []).filter((w) => w.length > 2 && !STOP.has(w)).map((w) => w.replace(/(ing|ed|es|s)$/, '')))
 }
 
 /** Share of an objective's content words that a standard's summary also has (0–1). */

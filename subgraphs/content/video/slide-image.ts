@@ -57,5 +57,7 @@ export function renderSlide(slide: Slide, outputWidth: number = VIDEO_SIZE.width
     fitTo: { mode: 'width', value: outputWidth },
     font: { fontFiles: [FONT.regular, FONT.bold], loadSystemFonts: false, defaultFontFamily: FONT.family, sansSerifFamily: FONT.family },
     logLevel: 'off',
-  }).render().asPng()
+  })
+    .render()
+    .asPng()
 }

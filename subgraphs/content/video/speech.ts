@@ -5,7 +5,15 @@ export const VIDEO_LANGUAGES = ['en', 'es', 'fr', 'de', 'it', 'pt', 'nl'] as con
 /** A narration language. */
 export type VideoLanguage = (typeof VIDEO_LANGUAGES)[number]
 /** English accents; other languages have one voice each. */
-export const ACCENTS: Record<string, string> = { us: 'en-us', american: 'en-us', gb: 'en-gb', uk: 'en-gb', british: 'en-gb', scottish: 'en-gb-scotland', caribbean: 'en-029' }
+export const ACCENTS: Record<string, string> = {
+  us: 'en-us',
+  american: 'en-us',
+  gb: 'en-gb',
+  uk: 'en-gb',
+  british: 'en-gb',
+  scottish: 'en-gb-scotland',
+  caribbean: 'en-029',
+}
 
 /** 16-bit PCM audio: what espeak-ng writes, and what the renderer joins. */
 export interface Pcm {

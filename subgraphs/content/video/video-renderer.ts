@@ -136,10 +136,20 @@ export function toWebVtt(cues: readonly Cue[]): string {
 /** Reads duration, size, codecs and frame size back from a file with ffprobe. */
 export async function probe(file: string): Promise<ProbedVideo> {
   const { stdout } = await run(FFPROBE, ['-v', 'error', '-show_entries', 'format=duration,size:stream=codec_type,codec_name,width,height', '-of', 'json', file])
-  const info = JSON.parse(stdout) as { format: { duration: string; size: string }; streams: Array<{ codec_type: string; codec_name: string; width?: number; height?: number }> }
+  const info = JSON.parse(stdout) as {
+    format: { duration: string; size: string }
+    streams: Array<{ codec_type: string; codec_name: string; width?: number; height?: number }>
+  }
   const video = info.streams.find((s) => s.codec_type === 'video')
   const audio = info.streams.find((s) => s.codec_type === 'audio')
-  return { duration: Number(info.format.duration), size: Number(info.format.size), videoCodec: video?.codec_name ?? '', audioCodec: audio?.codec_name ?? '', width: video?.width ?? 0, height: video?.height ?? 0 }
+  return {
+    duration: Number(info.format.duration),
+    size: Number(info.format.size),
+    videoCodec: video?.codec_name ?? '',
+    audioCodec: audio?.codec_name ?? '',
+    width: video?.width ?? 0,
+    height: video?.height ?? 0,
+  }
 }
 
 /**
@@ -184,12 +194,63 @@ export async function renderVideo(request: RenderRequest): Promise<RenderedVideo
       const seconds = frames / FPS
       const fade = request.style === 'animated' && seconds > 1 ? ['-vf', `fade=t=in:st=0:d=0.4,fade=t=out:st=${(seconds - 0.4).toFixed(2)}:d=0.4`] : []
       const segment = path.join(dir, `segment-${i}.mp4`)
-      await run(FFMPEG, ['-y', '-loglevel', 'error', '-loop', '1', '-framerate', String(FPS), '-i', png, '-frames:v', String(frames), ...fade, '-c:v', 'libx264', '-preset', 'veryfast', '-tune', 'stillimage', '-pix_fmt', 'yuv420p', '-r', String(FPS), segment])
+      await run(FFMPEG, [
+        '-y',
+        '-loglevel',
+        'error',
+        '-loop',
+        '1',
+        '-framerate',
+        String(FPS),
+        '-i',
+        png,
+        '-frames:v',
+        String(frames),
+        ...fade,
+        '-c:v',
+        'libx264',
+        '-preset',
+        'veryfast',
+        '-tune',
+        'stillimage',
+        '-pix_fmt',
+        'yuv420p',
+        '-r',
+        String(FPS),
+        segment,
+      ])
       segments.push(segment)
     }
     await writeFile(path.join(dir, 'segments.txt'), segments.map((s) => `file '${s}'`).join('\n'))
     const out = path.join(dir, 'video.mp4')
-    await run(FFMPEG, ['-y', '-loglevel', 'error', '-f', 'concat', '-safe', '0', '-i', path.join(dir, 'segments.txt'), '-i', path.join(dir, 'narration.wav'), '-map', '0:v', '-map', '1:a', '-c:v', 'copy', '-c:a', 'aac', '-b:a', '96k', '-ar', '44100', '-movflags', '+faststart', out])
+    await run(FFMPEG, [
+      '-y',
+      '-loglevel',
+      'error',
+      '-f',
+      'concat',
+      '-safe',
+      '0',
+      '-i',
+      path.join(dir, 'segments.txt'),
+      '-i',
+      path.join(dir, 'narration.wav'),
+      '-map',
+      '0:v',
+      '-map',
+      '1:a',
+      '-c:v',
+      'copy',
+      '-c:a',
+      'aac',
+      '-b:a',
+      '96k',
+      '-ar',
+      '44100',
+      '-movflags',
+      '+faststart',
+      out,
+    ])
     const thumbnail = renderSlide({ heading: request.topic, body: list[0]!, index: 0, count: groups.length }, VIDEO_SIZE.width / 2)
     return {
       mp4: await readFile(out),

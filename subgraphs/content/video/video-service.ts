@@ -20,7 +20,11 @@ export const VIDEO_FILES = { 'video.mp4': 'video/mp4', 'thumbnail.png': 'image/p
 /** A file name of a rendered video. */
 export type VideoFileName = keyof typeof VIDEO_FILES
 /** The content item's column that holds each file's id in the platform file store. */
-export const VIDEO_FILE_COLUMNS = { 'video.mp4': 'videoFileId', 'thumbnail.png': 'thumbnailFileId', 'captions.vtt': 'captionsFileId' } as const satisfies Record<VideoFileName, string>
+export const VIDEO_FILE_COLUMNS = {
+  'video.mp4': 'videoFileId',
+  'thumbnail.png': 'thumbnailFileId',
+  'captions.vtt': 'captionsFileId',
+} as const satisfies Record<VideoFileName, string>
 /** The ids of a content item's files in the platform file store (none unless it is a ready video). */
 export const videoFileIds = (row: Pick<Row, 'videoFileId' | 'thumbnailFileId' | 'captionsFileId'>) =>
   [row.videoFileId, row.thumbnailFileId, row.captionsFileId].filter((id): id is string => id !== null)
@@ -75,7 +79,11 @@ export function parseVideoRequest(input: Record<string, unknown>) {
   const script = str('script', VIDEO_LIMITS.scriptChars)
   if (script && !sentences(script).length) issues.push({ field: 'script', message: 'must contain at least one sentence with words' })
   const duration = input.duration
-  if (duration !== undefined && duration !== null && (typeof duration !== 'number' || !(duration >= VIDEO_LIMITS.minDuration && duration <= VIDEO_LIMITS.maxDuration))) {
+  if (
+    duration !== undefined &&
+    duration !== null &&
+    (typeof duration !== 'number' || !(duration >= VIDEO_LIMITS.minDuration && duration <= VIDEO_LIMITS.maxDuration))
+  ) {
     issues.push({ field: 'duration', message: `must be a number of seconds from ${VIDEO_LIMITS.minDuration} to ${VIDEO_LIMITS.maxDuration}` })
   }
   const style = (input.style ?? 'animated') as VideoStyle
@@ -101,7 +109,16 @@ export function parseVideoRequest(input: Record<string, unknown>) {
   const words = script.split(/\s+/).length
   const speaking = typeof duration === 'number' ? duration - sentences(script).length * SENTENCE_PAUSE : 0
   const wordsPerMinute = typeof speed === 'number' ? BASE_WPM * speed : speaking > 0 ? Math.min(300, Math.max(80, (words / speaking) * 60)) : BASE_WPM
-  return { topic, script, style, language, captions: captions as boolean, gender: gender as 'female' | 'male', accent: accent ? (accent as string).toLowerCase() : null, wordsPerMinute: Math.round(wordsPerMinute) }
+  return {
+    topic,
+    script,
+    style,
+    language,
+    captions: captions as boolean,
+    gender: gender as 'female' | 'male',
+    accent: accent ? (accent as string).toLowerCase() : null,
+    wordsPerMinute: Math.round(wordsPerMinute),
+  }
 }
 
 /** What the video feature needs from the content domain. */
@@ -134,13 +151,20 @@ export function createVideoFeature(deps: VideoFeatureDeps) {
     if (video.status !== 'processing') return
     let rendered: RenderedVideo
     try {
-      const voice: VoiceOptions = { language: video.language, accent: video.voice.accent ?? undefined, gender: video.voice.gender, wordsPerMinute: video.voice.wordsPerMinute }
+      const voice: VoiceOptions = {
+        language: video.language,
+        accent: video.voice.accent ?? undefined,
+        gender: video.voice.gender,
+        wordsPerMinute: video.voice.wordsPerMinute,
+      }
       rendered = await render({ topic: video.topic, script: video.transcript, style: video.style, voice, captions: video.captions })
     } catch (error) {
       const failed: VideoRecord = { ...video, status: 'failed', error: `Rendering failed: ${(error as Error).message}` }
       await prisma.$transaction(async (tx) => {
         await tx.contentItem.update({ where: { id: videoId }, data: { body: failed as unknown as Prisma.InputJsonValue, updatedAt: new Date() } })
-        await writeOutbox(tx, 'content', [contentEvent(CONTENT_EVENTS.generated, environment, { contentId: videoId, status: 'failed', type: 'video', title: row.title })])
+        await writeOutbox(tx, 'content', [
+          contentEvent(CONTENT_EVENTS.generated, environment, { contentId: videoId, status: 'failed', type: 'video', title: row.title }),
+        ])
       })
       return
     }
@@ -161,7 +185,10 @@ export function createVideoFeature(deps: VideoFeatureDeps) {
         slides: rendered.slides,
       },
     }
-    const outputs: Array<[VideoFileName, Buffer]> = [['video.mp4', rendered.mp4], ['thumbnail.png', rendered.thumbnail]]
+    const outputs: Array<[VideoFileName, Buffer]> = [
+      ['video.mp4', rendered.mp4],
+      ['thumbnail.png', rendered.thumbnail],
+    ]
     if (rendered.vtt !== null) outputs.push(['captions.vtt', Buffer.from(rendered.vtt)])
     // The bytes go in before the transaction (the store writes chunk by chunk, never inside one);
     // they become files only when the transaction that marks the video ready registers them.
@@ -173,9 +200,14 @@ export function createVideoFeature(deps: VideoFeatureDeps) {
         const ids = Object.fromEntries(staged.map(([name, file]) => [VIDEO_FILE_COLUMNS[name], file.id]))
         // Only a video still without files turns ready: a second run after a crash, or an item
         // deleted meanwhile, changes nothing and its bytes are discarded below.
-        const { count } = await tx.contentItem.updateMany({ where: { id: videoId, videoFileId: null }, data: { ...ids, body: ready as unknown as Prisma.InputJsonValue, updatedAt: new Date() } })
+        const { count } = await tx.contentItem.updateMany({
+          where: { id: videoId, videoFileId: null },
+          data: { ...ids, body: ready as unknown as Prisma.InputJsonValue, updatedAt: new Date() },
+        })
         if (count !== 1) throw new VideoAlreadySettled()
-        await writeOutbox(tx, 'content', [contentEvent(CONTENT_EVENTS.generated, environment, { contentId: videoId, status: 'ready', type: 'video', title: row.title })])
+        await writeOutbox(tx, 'content', [
+          contentEvent(CONTENT_EVENTS.generated, environment, { contentId: videoId, status: 'ready', type: 'video', title: row.title }),
+        ])
       })
     } catch (error) {
       await Promise.all(staged.map(([, file]) => files.discard(file.id).catch(() => undefined)))
@@ -186,7 +218,13 @@ export function createVideoFeature(deps: VideoFeatureDeps) {
   return {
     /** Registers the render queue (one render at a time per worker, retried once after a crash) and the hourly sweep of abandoned file chunks. */
     defineJobs(runner: JobRunner) {
-      runner.define<{ videoId: string; environment?: Environment }>({ name: RENDER_QUEUE, handle: renderJob, retryLimit: 1, pollingIntervalSeconds: 0.5, expireInSeconds: 30 * 60 })
+      runner.define<{ videoId: string; environment?: Environment }>({
+        name: RENDER_QUEUE,
+        handle: renderJob,
+        retryLimit: 1,
+        pollingIntervalSeconds: 0.5,
+        expireInSeconds: 30 * 60,
+      })
       runner.define(files.sweepJob('content.sweep-abandoned-files', 47))
     },
 
@@ -212,7 +250,17 @@ export function createVideoFeature(deps: VideoFeatureDeps) {
       }
       await prisma.$transaction(async (tx) => {
         await tx.contentItem.create({
-          data: { id: video.id, type: 'video', title: request.topic, standards: [], body: video as unknown as Prisma.InputJsonValue, metadata: {}, origin: 'generated', engine: 'offline', createdBy: caller.id },
+          data: {
+            id: video.id,
+            type: 'video',
+            title: request.topic,
+            standards: [],
+            body: video as unknown as Prisma.InputJsonValue,
+            metadata: {},
+            origin: 'generated',
+            engine: 'offline',
+            createdBy: caller.id,
+          },
         })
         // The event it ends with goes to the webhooks of the caller's environment.
         await jobs.send(RENDER_QUEUE, { videoId: video.id, environment: caller.environment }, { tx })
@@ -231,13 +279,24 @@ export function createVideoFeature(deps: VideoFeatureDeps) {
      * the one byte range a `Range` header asks for (206), or 416 past its end; with
      * `headersOnly` (HEAD) the headers alone. 404 before the video is ready.
      */
-    async downloadVideoFile(actor: Principal | null, id: string, name: VideoFileName, range: string | undefined, options: { headersOnly?: boolean } = {}): Promise<FileResponse> {
+    async downloadVideoFile(
+      actor: Principal | null,
+      id: string,
+      name: VideoFileName,
+      range: string | undefined,
+      options: { headersOnly?: boolean } = {},
+    ): Promise<FileResponse> {
       deps.authorize(actor, 'content:read')
       const row = await load(id)
       const video = row.body as unknown as VideoRecord
       const fileId = row[VIDEO_FILE_COLUMNS[name]]
       const info = video.status === 'ready' && fileId ? await files.stat(fileId) : null
-      if (!info) throw errors.create('NOT_FOUND', video.status === 'ready' ? `Video ${id} has no ${name}` : `Video ${id} is ${video.status}; its files exist once it is ready`, { field: 'videoId', status: video.status })
+      if (!info)
+        throw errors.create(
+          'NOT_FOUND',
+          video.status === 'ready' ? `Video ${id} has no ${name}` : `Video ${id} is ${video.status}; its files exist once it is ready`,
+          { field: 'videoId', status: video.status },
+        )
       return files.respond(info, range, {}, options)
     },
   }

@@ -11,18 +11,18 @@
  * Hard limits on what a caller may ask for. They bound memory (2^maxQubits
  * amplitudes) and CPU (gates × 2^qubits, shots × log states) per request.
  */
-export const CIRCUIT_LIMITS = { maxQubits: 16, maxGates: 1000, maxShots: 100000 } as const;
+export const CIRCUIT_LIMITS = { maxQubits: 16, maxGates: 1000, maxShots: 100000 } as const
 
 /** Largest accepted seed; seeds are used as 32-bit PRNG state. */
-export const MAX_SEED = 0xffffffff;
+export const MAX_SEED = 0xffffffff
 
 /** One validation problem, addressed by a JSON path into the request body. */
 export type ValidationIssue = {
   /** JSON path of the offending value, e.g. `qubits`, `gates[2]`, `shots`. */
-  field: string;
+  field: string
   /** Human-readable explanation meant to be shown to the API client. */
-  message: string;
-};
+  message: string
+}
 
 /**
  * Every gate the simulator understands. Declared once, as data, so that the
@@ -46,29 +46,29 @@ export const SUPPORTED_GATES = [
   { name: 'CZ', arity: 2, parametric: false, aliases: [], description: 'controlled Z' },
   { name: 'SWAP', arity: 2, parametric: false, aliases: [], description: 'swap two qubits' },
 ] as const satisfies readonly {
-  name: string;
-  arity: 1 | 2;
-  parametric: boolean;
-  aliases: readonly string[];
-  description: string;
-}[];
+  name: string
+  arity: 1 | 2
+  parametric: boolean
+  aliases: readonly string[]
+  description: string
+}[]
 
 /** Canonical (upper-case) name of a supported gate. */
-export type GateName = (typeof SUPPORTED_GATES)[number]['name'];
+export type GateName = (typeof SUPPORTED_GATES)[number]['name']
 
 /** Static description of a supported gate, as listed in {@link SUPPORTED_GATES}. */
 export type GateSpec = {
   /** Canonical upper-case name. */
-  readonly name: GateName;
+  readonly name: GateName
   /** Number of qubits the gate acts on. */
-  readonly arity: 1 | 2;
+  readonly arity: 1 | 2
   /** Whether the gate takes an angle in radians, written `NAME(angle)`. */
-  readonly parametric: boolean;
+  readonly parametric: boolean
   /** Other accepted spellings (upper case; matching is case-insensitive). */
-  readonly aliases: readonly string[];
+  readonly aliases: readonly string[]
   /** Short human-readable description. */
-  readonly description: string;
-};
+  readonly description: string
+}
 
 /**
  * A validated gate application. For two-qubit gates `qubits` is ordered:
@@ -76,35 +76,31 @@ export type GateSpec = {
  */
 export type Gate = {
   /** Canonical gate name (aliases are resolved). */
-  name: GateName;
+  name: GateName
   /** Qubit indices the gate acts on, one per arity. */
-  qubits: number[];
+  qubits: number[]
   /** Rotation/phase angle in radians; present exactly for parametric gates. */
-  parameter?: number;
-};
+  parameter?: number
+}
 
 /** A validated circuit, ready for {@link simulateCircuit}. */
 export type Circuit = {
   /** Number of qubits, 1..{@link CIRCUIT_LIMITS}.maxQubits. */
-  qubits: number;
+  qubits: number
   /** Gates in application order. */
-  gates: Gate[];
+  gates: Gate[]
   /** Number of measurement samples to draw, if any. */
-  shots?: number;
+  shots?: number
   /** PRNG seed for reproducible sampling, 0..2^32-1. */
-  seed?: number;
-};
-
+  seed?: number
+}
 
 /** Every spelling of a gate (its name and aliases) to its description. */
 export const GATE_BY_SPELLING: ReadonlyMap<string, GateSpec> = new Map(
-  SUPPORTED_GATES.flatMap((spec): [string, GateSpec][] => [
-    [spec.name, spec],
-    ...spec.aliases.map((alias): [string, GateSpec] => [alias, spec]),
-  ]),
-);
+  SUPPORTED_GATES.flatMap((spec): [string, GateSpec][] => [[spec.name, spec], ...spec.aliases.map((alias): [string, GateSpec] => [alias, spec])]),
+)
 
 /** True for an integer from `min` to `max`. */
 export function isIntegerInRange(value: unknown, min: number, max: number): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
+  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max
 }

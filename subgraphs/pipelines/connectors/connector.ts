@@ -93,7 +93,8 @@ export interface ConnectorFailure {
 /** Classifies a connector error on one side of a pipeline; undefined for anything else (a fault). */
 export function connectorFailure(error: unknown, side: 'source' | 'destination'): ConnectorFailure | undefined {
   if (error instanceof ConnectorConfigError) return { code: 'PIPE_002', field: `${side}.${error.field}`, message: error.message }
-  if (error instanceof ConnectionError) return { code: side === 'source' ? 'CONN_001' : 'CONN_002', field: side, message: `Connection to ${side} failed: ${error.message}` }
+  if (error instanceof ConnectionError)
+    return { code: side === 'source' ? 'CONN_001' : 'CONN_002', field: side, message: `Connection to ${side} failed: ${error.message}` }
   return undefined
 }
 

@@ -26,7 +26,12 @@ const contents = (name: string) => readFileSync(path.join(files, name), 'utf8')
 
 type FileConnector = typeof csv | typeof ndjson
 
-async function readAll(connector: FileConnector, s: CsvSettings, batchSize = 1000, cursor?: { column: string; after: unknown }): Promise<{ rows: Row[]; sizes: number[] }> {
+async function readAll(
+  connector: FileConnector,
+  s: CsvSettings,
+  batchSize = 1000,
+  cursor?: { column: string; after: unknown },
+): Promise<{ rows: Row[]; sizes: number[] }> {
   const rows: Row[] = []
   const sizes: number[] = []
   for await (const batch of connector.read(s, context, { batchSize, ...(cursor ? { cursor } : {}) })) {
@@ -125,8 +130,28 @@ describe('file connectors: discover and read', () => {
     })
     const { rows } = await readAll(csv, { path: 'typed.csv' })
     expect(rows).toEqual([
-      { int: 1, num: 1.5, bool: true, ts: new Date('2024-05-01T12:30:00Z'), day: new Date('2024-05-01T00:00:00Z'), zip: '00123', text: 'hello', mixed: '1', empty: null },
-      { int: -2, num: 2, bool: false, ts: new Date('2024-05-01T10:30:00.250Z'), day: new Date('2024-05-02T00:00:00Z'), zip: '00456', text: '', mixed: 'x', empty: null },
+      {
+        int: 1,
+        num: 1.5,
+        bool: true,
+        ts: new Date('2024-05-01T12:30:00Z'),
+        day: new Date('2024-05-01T00:00:00Z'),
+        zip: '00123',
+        text: 'hello',
+        mixed: '1',
+        empty: null,
+      },
+      {
+        int: -2,
+        num: 2,
+        bool: false,
+        ts: new Date('2024-05-01T10:30:00.250Z'),
+        day: new Date('2024-05-02T00:00:00Z'),
+        zip: '00456',
+        text: '',
+        mixed: 'x',
+        empty: null,
+      },
       { int: null, num: null, bool: null, ts: null, day: null, zip: null, text: null, mixed: null, empty: null },
       {
         int: '9007199254740993',
@@ -192,7 +217,10 @@ describe('file connectors: discover and read', () => {
     put('ragged.csv', 'a,b\n1,2\n3\n')
     expect(await readAll(csv, { path: 'ragged.csv' }).catch((e: unknown) => e)).toMatchObject({ field: 'path' })
     put('broken.ndjson', '{"a": 1}\n{"a": \n')
-    expect(await readAll(ndjson, { path: 'broken.ndjson' }).catch((e: unknown) => e)).toMatchObject({ field: 'path', message: expect.stringContaining('line 2') })
+    expect(await readAll(ndjson, { path: 'broken.ndjson' }).catch((e: unknown) => e)).toMatchObject({
+      field: 'path',
+      message: expect.stringContaining('line 2'),
+    })
     put('late.csv', `n\n${'1\n'.repeat(INFERENCE_ROWS)}oops\n`)
     const error = await readAll(csv, { path: 'late.csv' }).catch((e: unknown) => e)
     expect(error).toMatchObject({ field: 'path', message: expect.stringContaining('"oops" is not integer') })
@@ -232,7 +260,10 @@ describe('file connectors: writes', () => {
       const read = async () => (await readAll(connector, { path: file })).rows
 
       it('replace leaves exactly the new rows; append adds', async () => {
-        await write(connector, { path: file }, { columns: SIMPLE, mode: 'replace', primaryKey: [] }, [{ id: 1, name: 'old' }, { id: 2, name: 'old' }])
+        await write(connector, { path: file }, { columns: SIMPLE, mode: 'replace', primaryKey: [] }, [
+          { id: 1, name: 'old' },
+          { id: 2, name: 'old' },
+        ])
         await write(connector, { path: file }, { columns: SIMPLE, mode: 'replace', primaryKey: [] }, [{ id: 3, name: 'new' }], [{ id: 4, name: 'newer' }])
         expect(await read()).toEqual([
           { id: 3, name: 'new' },
@@ -267,7 +298,13 @@ describe('file connectors: writes', () => {
       })
 
       it('writes values that stress quoting and reads them back', async () => {
-        await write(connector, { path: file }, { columns: [...STRESS_COLUMNS], mode: 'replace', primaryKey: [] }, stressRows().slice(0, 6), stressRows().slice(6))
+        await write(
+          connector,
+          { path: file },
+          { columns: [...STRESS_COLUMNS], mode: 'replace', primaryKey: [] },
+          stressRows().slice(0, 6),
+          stressRows().slice(6),
+        )
         // CSV has no JSON type: JSON values come back as their JSON text.
         const expected = format === 'csv' ? stressRows().map((r) => ({ ...r, doc: r.doc === null ? null : JSON.stringify(r.doc) })) : stressRows()
         expect(await read()).toEqual(expected)
@@ -297,7 +334,12 @@ describe('file connectors: writes', () => {
     await write(csv, { path: 'trip/3.csv' }, { columns: fromNdjson.columns, mode: 'replace', primaryKey: [] }, second)
     expect(contents('trip/3.csv')).toBe(contents('trip/1.csv'))
     await write(ndjson, { path: 'trip/4.ndjson' }, { columns: [...STRESS_COLUMNS], mode: 'replace', primaryKey: [] }, stressRows())
-    await write(csv, { path: 'trip/5.csv' }, { columns: [...STRESS_COLUMNS], mode: 'replace', primaryKey: [] }, (await readAll(ndjson, { path: 'trip/4.ndjson' })).rows)
+    await write(
+      csv,
+      { path: 'trip/5.csv' },
+      { columns: [...STRESS_COLUMNS], mode: 'replace', primaryKey: [] },
+      (await readAll(ndjson, { path: 'trip/4.ndjson' })).rows,
+    )
     expect(contents('trip/5.csv')).toBe(contents('trip/1.csv'))
   })
 })

@@ -39,7 +39,7 @@ export type { NdjsonSettings } from './files/ndjson-format.js'
 /** How many rows `discover` (and every read) looks at to settle the column types. */
 export const INFERENCE_ROWS = 1000
 
-const PATH_SCHEMA = { type: 'string', minLength: 1, maxLength: 1024, description: 'Path relative to the data folder\'s files/ folder' }
+const PATH_SCHEMA = { type: 'string', minLength: 1, maxLength: 1024, description: "Path relative to the data folder's files/ folder" }
 
 /**
  * The file a setting names. Without `create`, a missing files folder is no error (there is
@@ -98,7 +98,10 @@ type Converter = (value: unknown) => unknown
 
 function mismatch(column: Column, value: unknown): ConnectorConfigError {
   const shown = value instanceof ExactInteger ? value.digits : JSON.stringify(value)
-  return new ConnectorConfigError('path', `column "${column.name}": ${shown?.slice(0, 60)} is not ${column.type} (the type inferred from the first ${INFERENCE_ROWS} rows)`)
+  return new ConnectorConfigError(
+    'path',
+    `column "${column.name}": ${shown?.slice(0, 60)} is not ${column.type} (the type inferred from the first ${INFERENCE_ROWS} rows)`,
+  )
 }
 
 /** Converts a non-null raw value to the column's type, in the Row conventions. */

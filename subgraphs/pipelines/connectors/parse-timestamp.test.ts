@@ -14,7 +14,20 @@ describe('parseTimestamp', () => {
   })
 
   it('refuses impossible calendar dates and anything that is not ISO 8601', () => {
-    for (const text of ['2024-02-30', '2023-02-29', '2024-13-01', '2024-05-01T24:00', '2024-05-01T12:60', '2024-05-01T12:00+25:00', '05/01/2024', '2024-5-1', '20240501', 'yesterday', '', ' 2024-05-01']) {
+    for (const text of [
+      '2024-02-30',
+      '2023-02-29',
+      '2024-13-01',
+      '2024-05-01T24:00',
+      '2024-05-01T12:60',
+      '2024-05-01T12:00+25:00',
+      '05/01/2024',
+      '2024-5-1',
+      '20240501',
+      'yesterday',
+      '',
+      ' 2024-05-01',
+    ]) {
       expect(parseTimestamp(text), text).toBeUndefined()
     }
     expect(parseTimestamp('2024-02-29')).toEqual(new Date('2024-02-29T00:00:00Z'))

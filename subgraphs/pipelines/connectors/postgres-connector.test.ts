@@ -163,7 +163,25 @@ describe('postgres connector: discover and read', () => {
   it('converts values to the Row conventions, in primary-key order', async () => {
     const { rows } = await readAll(settings('typed'))
     expect(rows).toEqual([
-      { tenant: 1, id: 2, i4: null, dom: null, num: null, f4: null, f8: null, ok: null, ts: null, tstz: null, d: null, j: null, jb: null, t: null, vc: null, u: null, arr: null },
+      {
+        tenant: 1,
+        id: 2,
+        i4: null,
+        dom: null,
+        num: null,
+        f4: null,
+        f8: null,
+        ok: null,
+        ts: null,
+        tstz: null,
+        d: null,
+        j: null,
+        jb: null,
+        t: null,
+        vc: null,
+        u: null,
+        arr: null,
+      },
       {
         tenant: 1,
         id: '9007199254740993',
@@ -205,7 +223,12 @@ describe('postgres connector: discover and read', () => {
     }
     // A backend leaves pg_stat_activity a moment after its client disconnects.
     await expect
-      .poll(async () => (await db.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = 'tessera-pipelines'`, [database])).rows[0].n, { timeout: 3000 })
+      .poll(
+        async () =>
+          (await db.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = 'tessera-pipelines'`, [database])).rows[0]
+            .n,
+        { timeout: 3000 },
+      )
       .toBe(0)
   })
 
@@ -215,7 +238,9 @@ describe('postgres connector: discover and read', () => {
 
   it('reads incrementally: rows past the cursor, in cursor order, NULL cursors only on the first run', async () => {
     await db.query(`CREATE TABLE events (id int PRIMARY KEY, updated timestamptz, seq int8)`)
-    await db.query(`INSERT INTO events VALUES (1, '2024-01-03', 30), (2, '2024-01-01', 10), (3, NULL, NULL), (4, '2024-01-02', 9007199254740995), (5, '2024-01-04', 40)`)
+    await db.query(
+      `INSERT INTO events VALUES (1, '2024-01-03', 30), (2, '2024-01-01', 10), (3, NULL, NULL), (4, '2024-01-02', 9007199254740995), (5, '2024-01-04', 40)`,
+    )
     const first = await readAll(settings('events'), 2, { column: 'updated', after: null })
     expect(first.rows.map((r) => r.id)).toEqual([3, 2, 4, 1, 5])
     expect(Math.max(...first.sizes)).toBe(2)
@@ -252,7 +277,9 @@ describe('postgres connector: writes', () => {
   })
 
   it('replace leaves exactly the new rows, keeping the table, its views and grants', async () => {
-    await db.query(`CREATE TABLE replaced (id int8 PRIMARY KEY, name text, extra text DEFAULT 'kept'); INSERT INTO replaced VALUES (1, 'old', 'x'), (2, 'old', 'y'), (3, 'old', 'z')`)
+    await db.query(
+      `CREATE TABLE replaced (id int8 PRIMARY KEY, name text, extra text DEFAULT 'kept'); INSERT INTO replaced VALUES (1, 'old', 'x'), (2, 'old', 'y'), (3, 'old', 'z')`,
+    )
     await db.query('CREATE VIEW replaced_view AS SELECT id, name FROM replaced')
     await write(settings('replaced'), { columns: SIMPLE, mode: 'replace', primaryKey: ['id'] }, [{ id: 2, name: 'new' }], [{ id: 4, name: 'newer' }])
     expect(await names('replaced')).toEqual([
@@ -265,7 +292,10 @@ describe('postgres connector: writes', () => {
 
   it('append adds rows', async () => {
     await write(settings('appended'), { columns: SIMPLE, mode: 'append', primaryKey: [] }, [{ id: 1, name: 'a' }])
-    await write(settings('appended'), { columns: SIMPLE, mode: 'append', primaryKey: [] }, [{ id: 2, name: 'b' }, { id: 1, name: 'a again' }])
+    await write(settings('appended'), { columns: SIMPLE, mode: 'append', primaryKey: [] }, [
+      { id: 2, name: 'b' },
+      { id: 1, name: 'a again' },
+    ])
     expect(await count('appended')).toBe(3)
   })
 
@@ -275,14 +305,26 @@ describe('postgres connector: writes', () => {
     await write(settings('merged'), target, rows.slice(0, 250), rows.slice(250))
     await write(settings('merged'), target, rows)
     expect(await count('merged')).toBe(500)
-    await write(settings('merged'), target, [{ id: 7, name: 'v2' }, { id: 1000, name: 'new' }])
+    await write(settings('merged'), target, [
+      { id: 7, name: 'v2' },
+      { id: 1000, name: 'new' },
+    ])
     expect(await count('merged')).toBe(501)
     expect((await db.query(`SELECT name FROM merged WHERE id IN (7, 8) ORDER BY id`)).rows).toEqual([{ name: 'v2' }, { name: 'v1 8' }])
   })
 
   it('merge keeps the last of several rows with one key in a run', async () => {
     const target: WriteTarget = { columns: SIMPLE, mode: 'merge', primaryKey: ['id'] }
-    await write(settings('merged_dupes'), target, [{ id: 1, name: 'first' }], [{ id: 1, name: 'second' }, { id: 2, name: 'x' }, { id: 1, name: 'last' }])
+    await write(
+      settings('merged_dupes'),
+      target,
+      [{ id: 1, name: 'first' }],
+      [
+        { id: 1, name: 'second' },
+        { id: 2, name: 'x' },
+        { id: 1, name: 'last' },
+      ],
+    )
     expect(await names('merged_dupes')).toEqual([
       { id: 1, name: 'last' },
       { id: 2, name: 'x' },
@@ -297,7 +339,10 @@ describe('postgres connector: writes', () => {
       { name: 'v', type: 'string', nullable: true },
     ]
     const target: WriteTarget = { columns, mode: 'merge', primaryKey: ['a', 'b'] }
-    await write(settings('merged_unique'), target, [{ a: 1, b: 'x', v: '1' }, { a: 1, b: 'y', v: '2' }])
+    await write(settings('merged_unique'), target, [
+      { a: 1, b: 'x', v: '1' },
+      { a: 1, b: 'y', v: '2' },
+    ])
     await write(settings('merged_unique'), target, [{ a: 1, b: 'x', v: '3' }])
     expect((await db.query('SELECT a, b, v FROM merged_unique ORDER BY b')).rows).toEqual([
       { a: 1, b: 'x', v: '3' },
@@ -307,10 +352,15 @@ describe('postgres connector: writes', () => {
 
   it('merge refuses an existing table without a unique key on the merge columns, and rows without a key', async () => {
     await db.query('CREATE TABLE no_key (id int8, name text)')
-    const error = await expectError(postgres.openWriter(settings('no_key'), context, { columns: SIMPLE, mode: 'merge', primaryKey: ['id'] }), ConnectorConfigError)
+    const error = await expectError(
+      postgres.openWriter(settings('no_key'), context, { columns: SIMPLE, mode: 'merge', primaryKey: ['id'] }),
+      ConnectorConfigError,
+    )
     expect(error.field).toBe('table')
     expect(error.message).toMatch(/merge needs a primary key or unique index on \(id\)/)
-    await expect(postgres.openWriter(settings('no_key'), context, { columns: SIMPLE, mode: 'merge', primaryKey: [] })).rejects.toBeInstanceOf(ConnectorConfigError)
+    await expect(postgres.openWriter(settings('no_key'), context, { columns: SIMPLE, mode: 'merge', primaryKey: [] })).rejects.toBeInstanceOf(
+      ConnectorConfigError,
+    )
     const writer = await postgres.openWriter(settings('keyed_merge'), context, { columns: SIMPLE, mode: 'merge', primaryKey: ['id'] })
     await expect(writer.write([{ id: null, name: 'x' }])).rejects.toThrow(/no value for key column "id"/)
     await writer.abort()
@@ -326,7 +376,10 @@ describe('postgres connector: writes', () => {
     await db.query(`CREATE TABLE guarded (id int8 PRIMARY KEY, name text); INSERT INTO guarded VALUES (1, 'keep'), (2, 'keep')`)
     for (const mode of ['replace', 'append', 'merge'] as const) {
       const writer = await postgres.openWriter(settings('guarded'), context, { columns: SIMPLE, mode, primaryKey: ['id'] })
-      await writer.write([{ id: 1, name: 'changed' }, { id: 3, name: 'new' }])
+      await writer.write([
+        { id: 1, name: 'changed' },
+        { id: 3, name: 'new' },
+      ])
       await writer.abort()
       expect(await names('guarded')).toEqual([
         { id: 1, name: 'keep' },

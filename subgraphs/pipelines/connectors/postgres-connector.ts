@@ -358,8 +358,7 @@ function fieldEncoder(type: ColumnType): FieldEncoder {
     case 'json':
       return (v) => quoted(jsonText(v))
     case 'string':
-      return (v) =>
-        typeof v === 'string' ? quoted(v) : v instanceof Date ? dateText(v) : typeof v === 'object' ? quoted(jsonText(v)) : quoted(String(v))
+      return (v) => (typeof v === 'string' ? quoted(v) : v instanceof Date ? dateText(v) : typeof v === 'object' ? quoted(jsonText(v)) : quoted(String(v)))
   }
 }
 

@@ -85,7 +85,15 @@ afterEach(async () => {
 
 describe('the redis_stream connector definition', () => {
   it('describes itself and validates its settings', () => {
-    expect(connector).toMatchObject({ id: 'redis_stream', aliases: ['redis'], name: 'Redis Streams', role: 'both', category: 'streaming', supportedVersions: ['6', '7'], secretFields: ['password'] })
+    expect(connector).toMatchObject({
+      id: 'redis_stream',
+      aliases: ['redis'],
+      name: 'Redis Streams',
+      role: 'both',
+      category: 'streaming',
+      supportedVersions: ['6', '7'],
+      secretFields: ['password'],
+    })
     // As the pipeline configuration compiles it: `type: 'object'` added, defaults filled in.
     const validate = new Ajv.default({ strict: true, useDefaults: true, allErrors: true }).compile({ ...connector.settingsSchema, type: 'object' })
     const minimal: Record<string, unknown> = { host: 'redis.internal', stream: 'orders' }
@@ -174,13 +182,20 @@ describe('check', () => {
 describe('discover', () => {
   it('infers column types from the field values, with _id as the key', async () => {
     await seed('events', 3, (i) => [
-      'user', `u${i}`,
-      'count', String(i * 10),
-      'price', i === 1 ? '2.5' : String(i),
-      'active', i % 2 ? 'true' : 'false',
-      'at', `2024-01-0${i + 1}T10:00:00.000Z`,
-      'payload', JSON.stringify({ i }),
-      'code', i === 2 ? 'x' : '1',
+      'user',
+      `u${i}`,
+      'count',
+      String(i * 10),
+      'price',
+      i === 1 ? '2.5' : String(i),
+      'active',
+      i % 2 ? 'true' : 'false',
+      'at',
+      `2024-01-0${i + 1}T10:00:00.000Z`,
+      'payload',
+      JSON.stringify({ i }),
+      'code',
+      i === 2 ? 'x' : '1',
       ...(i === 0 ? ['note', 'only here'] : []),
     ])
     expect(await connector.discover(settings(), context)).toEqual({
@@ -283,7 +298,10 @@ describe('openWriter', () => {
   it('replace stages the new entries and swaps them in on commit, atomically', async () => {
     await seed('events', 3, (i) => ['name', `old${i}`])
     const writer = await connector.openWriter!(settings(), context, target('replace', columns))
-    await writer.write([{ name: 'new0', n: 0 }, { name: 'new1', n: 1 }])
+    await writer.write([
+      { name: 'new0', n: 0 },
+      { name: 'new1', n: 1 },
+    ])
     await writer.write([{ name: 'new2', n: 2 }])
     // Not visible before commit: readers still see the whole old stream.
     expect((await readAll()).flat().map((r) => r.name)).toEqual(['old0', 'old1', 'old2'])
@@ -291,7 +309,11 @@ describe('openWriter', () => {
     expect(await admin.xlen(staging!)).toBe(3)
     expect(await admin.pttl(staging!)).toBeGreaterThan(0)
     await writer.commit()
-    expect((await readAll()).flat().map((r) => [r.name, r.n])).toEqual([['new0', 0], ['new1', 1], ['new2', 2]])
+    expect((await readAll()).flat().map((r) => [r.name, r.n])).toEqual([
+      ['new0', 0],
+      ['new1', 1],
+      ['new2', 2],
+    ])
     expect(await admin.keys('*')).toEqual(['events'])
     // The staging expiry does not carry over to the stream.
     expect(await admin.pttl('events')).toBe(-1)
@@ -319,7 +341,10 @@ describe('openWriter', () => {
   it('append adds after the existing entries, each batch as soon as it is written', async () => {
     await seed('events', 2, (i) => ['name', `old${i}`])
     const writer = await connector.openWriter!(settings(), context, target('append', columns))
-    await writer.write([{ name: 'a', n: 1 }, { name: 'b', n: 2 }])
+    await writer.write([
+      { name: 'a', n: 1 },
+      { name: 'b', n: 2 },
+    ])
     // At-least-once, not staged: the batch is already there before commit, and stays after abort.
     expect(await admin.xlen('events')).toBe(4)
     await writer.commit()
@@ -374,8 +399,31 @@ describe('openWriter', () => {
       col('maybe'),
     ]
     const rows: Row[] = [
-      { _id: 'not-written', s: 'hello', i: 42, big: '9007199254740993', f: 3.25, b: true, t: new Date('2024-05-06T07:08:09.123Z'), j: { a: [1, 'x'], b: null }, u: 'Grüße 🎉 日本語', e: '', maybe: null },
-      { s: '007', i: -7, big: '12', f: 1e-7, b: false, t: new Date('1999-12-31T23:59:59.000Z'), j: [1, 2], u: '\u00e9\u0301 \t"quoted"\n', e: '', maybe: 'here' },
+      {
+        _id: 'not-written',
+        s: 'hello',
+        i: 42,
+        big: '9007199254740993',
+        f: 3.25,
+        b: true,
+        t: new Date('2024-05-06T07:08:09.123Z'),
+        j: { a: [1, 'x'], b: null },
+        u: 'Grüße 🎉 日本語',
+        e: '',
+        maybe: null,
+      },
+      {
+        s: '007',
+        i: -7,
+        big: '12',
+        f: 1e-7,
+        b: false,
+        t: new Date('1999-12-31T23:59:59.000Z'),
+        j: [1, 2],
+        u: '\u00e9\u0301 \t"quoted"\n',
+        e: '',
+        maybe: 'here',
+      },
     ]
     const writer = await connector.openWriter!(settings(), context, target('replace', [col('_id'), ...types]))
     await writer.write(rows)
@@ -383,7 +431,26 @@ describe('openWriter', () => {
 
     const raw = await admin.xrange('events', '-', '+')
     // `_id` is the entry id, not a field; null is a missing field.
-    expect(raw[0]![1]).toEqual(['s', 'hello', 'i', '42', 'big', '9007199254740993', 'f', '3.25', 'b', 'true', 't', '2024-05-06T07:08:09.123Z', 'j', '{"a":[1,"x"],"b":null}', 'u', 'Grüße 🎉 日本語', 'e', ''])
+    expect(raw[0]![1]).toEqual([
+      's',
+      'hello',
+      'i',
+      '42',
+      'big',
+      '9007199254740993',
+      'f',
+      '3.25',
+      'b',
+      'true',
+      't',
+      '2024-05-06T07:08:09.123Z',
+      'j',
+      '{"a":[1,"x"],"b":null}',
+      'u',
+      'Grüße 🎉 日本語',
+      'e',
+      '',
+    ])
 
     const schema = await connector.discover(settings(), context)
     expect(schema.columns.slice(1).map((c) => [c.name, c.type])).toEqual(types.map((c) => [c.name, c.type]))

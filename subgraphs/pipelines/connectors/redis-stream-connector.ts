@@ -511,7 +511,10 @@ export const redisStreamConnector: RoleAwareConnector<RedisStreamSettings> = {
     let start = '-'
     if (options.cursor) {
       if (options.cursor.column !== REDIS_STREAM_ID_COLUMN) {
-        throw new ConnectorConfigError('cursor_column', `a Redis stream is read incrementally by its entry id: the cursor column must be "${REDIS_STREAM_ID_COLUMN}", not "${options.cursor.column}"`)
+        throw new ConnectorConfigError(
+          'cursor_column',
+          `a Redis stream is read incrementally by its entry id: the cursor column must be "${REDIS_STREAM_ID_COLUMN}", not "${options.cursor.column}"`,
+        )
       }
       const after = options.cursor.after
       if (after !== null && after !== undefined) start = nextId(String(after))

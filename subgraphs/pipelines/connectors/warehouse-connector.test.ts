@@ -18,7 +18,13 @@ beforeEach(() => {
   mkdirSync(context.dataDir)
 })
 
-const settings = (table: string, more: Partial<WarehouseSettings> = {}): WarehouseSettings => ({ account: 'local', warehouse: 'analytics', database: 'main_db', table, ...more })
+const settings = (table: string, more: Partial<WarehouseSettings> = {}): WarehouseSettings => ({
+  account: 'local',
+  warehouse: 'analytics',
+  database: 'main_db',
+  table,
+  ...more,
+})
 
 const SIMPLE: Column[] = [
   { name: 'id', type: 'integer', nullable: false },
@@ -75,7 +81,9 @@ describe('warehouse connector: settings', () => {
       ['database', 'x'.repeat(64)],
       ['database', 'dot.ted'],
     ] as const) {
-      const error = await warehouse.openWriter(settings('t', { [field]: bad }), context, { columns: SIMPLE, mode: 'append', primaryKey: [] }).catch((e: unknown) => e)
+      const error = await warehouse
+        .openWriter(settings('t', { [field]: bad }), context, { columns: SIMPLE, mode: 'append', primaryKey: [] })
+        .catch((e: unknown) => e)
       expect(error, `${field} = ${bad}`).toBeInstanceOf(ConnectorConfigError)
       expect(error).toMatchObject({ field })
     }
@@ -86,7 +94,9 @@ describe('warehouse connector: settings', () => {
     const outside = mkdtempSync(path.join(root, 'outside-'))
     mkdirSync(path.join(context.dataDir, 'warehouse'))
     symlinkSync(outside, path.join(context.dataDir, 'warehouse', 'linked'))
-    const error = await warehouse.openWriter(settings('t', { warehouse: 'linked' }), context, { columns: SIMPLE, mode: 'append', primaryKey: [] }).catch((e: unknown) => e)
+    const error = await warehouse
+      .openWriter(settings('t', { warehouse: 'linked' }), context, { columns: SIMPLE, mode: 'append', primaryKey: [] })
+      .catch((e: unknown) => e)
     expect(error).toMatchObject({ field: 'warehouse' })
     expect(readdirSync(outside)).toEqual([])
   })
@@ -102,7 +112,10 @@ describe('warehouse connector: settings', () => {
     const other = () =>
       spawnSync(
         process.execPath,
-        ['-e', `require('@duckdb/node-api').DuckDBInstance.create(${JSON.stringify(file)}).then(i => { i.closeSync(); console.log('opened') }, e => console.log(e.message))`],
+        [
+          '-e',
+          `require('@duckdb/node-api').DuckDBInstance.create(${JSON.stringify(file)}).then(i => { i.closeSync(); console.log('opened') }, e => console.log(e.message))`,
+        ],
         { cwd: process.cwd(), encoding: 'utf8' },
       ).stdout.trim()
     const writer = await warehouse.openWriter(settings('t'), context, { columns: SIMPLE, mode: 'replace', primaryKey: [] })
@@ -145,8 +158,14 @@ describe('warehouse connector: writes', () => {
       { name: 'j', type: 'json', nullable: true },
       { name: 's', type: 'string', nullable: true },
     ]
-    await write(settings('typed', { schema: 'staging' }), { columns, mode: 'replace', primaryKey: ['i'] }, [{ i: 1, n: 1.5, b: true, t: new Date(0), j: { a: 1 }, s: 'x' }])
-    expect(await query(`SELECT column_name, data_type, is_nullable FROM information_schema.columns WHERE table_schema = 'staging' AND table_name = 'typed' ORDER BY ordinal_position`)).toEqual([
+    await write(settings('typed', { schema: 'staging' }), { columns, mode: 'replace', primaryKey: ['i'] }, [
+      { i: 1, n: 1.5, b: true, t: new Date(0), j: { a: 1 }, s: 'x' },
+    ])
+    expect(
+      await query(
+        `SELECT column_name, data_type, is_nullable FROM information_schema.columns WHERE table_schema = 'staging' AND table_name = 'typed' ORDER BY ordinal_position`,
+      ),
+    ).toEqual([
       { column_name: 'i', data_type: 'BIGINT', is_nullable: 'NO' },
       { column_name: 'n', data_type: 'DOUBLE', is_nullable: 'YES' },
       { column_name: 'b', data_type: 'BOOLEAN', is_nullable: 'YES' },
@@ -161,7 +180,11 @@ describe('warehouse connector: writes', () => {
 
   it('replace leaves exactly the new rows', async () => {
     const target: WriteTarget = { columns: SIMPLE, mode: 'replace', primaryKey: ['id'] }
-    await write(settings('r'), target, [{ id: 1, name: 'old' }, { id: 2, name: 'old' }, { id: 3, name: 'old' }])
+    await write(settings('r'), target, [
+      { id: 1, name: 'old' },
+      { id: 2, name: 'old' },
+      { id: 3, name: 'old' },
+    ])
     await write(settings('r'), target, [{ id: 2, name: 'new' }], [{ id: 4, name: 'newer' }])
     expect(byId((await readAll(settings('r'))).rows)).toEqual([
       { id: 2, name: 'new' },
@@ -171,7 +194,10 @@ describe('warehouse connector: writes', () => {
 
   it('append adds rows, also to a table made by someone else with other column types and order', async () => {
     await write(settings('a'), { columns: SIMPLE, mode: 'append', primaryKey: [] }, [{ id: 1, name: 'a' }])
-    await write(settings('a'), { columns: SIMPLE, mode: 'append', primaryKey: [] }, [{ id: 2, name: 'b' }, { id: 1, name: 'a again' }])
+    await write(settings('a'), { columns: SIMPLE, mode: 'append', primaryKey: [] }, [
+      { id: 2, name: 'b' },
+      { id: 1, name: 'a again' },
+    ])
     expect((await readAll(settings('a'))).rows).toHaveLength(3)
     await query(`CREATE TABLE handmade (note VARCHAR DEFAULT 'n/a', name VARCHAR, id INTEGER)`)
     await write(settings('handmade'), { columns: SIMPLE, mode: 'append', primaryKey: [] }, [{ id: 5, name: 'e' }])
@@ -183,15 +209,25 @@ describe('warehouse connector: writes', () => {
     const rows = Array.from({ length: 5000 }, (_, i) => ({ id: i, name: `v1 ${i}` }))
     await write(settings('m'), target, rows.slice(0, 2500), rows.slice(2500))
     await write(settings('m'), target, rows)
-    await write(settings('m'), target, [{ id: 7, name: 'v2' }, { id: 9000, name: 'new' }, { id: 7, name: 'v3' }])
+    await write(settings('m'), target, [
+      { id: 7, name: 'v2' },
+      { id: 9000, name: 'new' },
+      { id: 7, name: 'v3' },
+    ])
     const merged = byId((await readAll(settings('m'))).rows)
     expect(merged).toHaveLength(5001)
     expect(merged[7]).toEqual({ id: 7, name: 'v3' })
     expect((await warehouse.discover(settings('m'), context)).primaryKey).toEqual(['id'])
 
     await query(`CREATE TABLE unkeyed (id BIGINT, name VARCHAR); INSERT INTO unkeyed VALUES (1, 'old'), (2, 'old')`)
-    await write(settings('unkeyed'), target, [{ id: 2, name: 'new' }, { id: 3, name: 'new' }])
-    await write(settings('unkeyed'), target, [{ id: 2, name: 'new' }, { id: 3, name: 'new' }])
+    await write(settings('unkeyed'), target, [
+      { id: 2, name: 'new' },
+      { id: 3, name: 'new' },
+    ])
+    await write(settings('unkeyed'), target, [
+      { id: 2, name: 'new' },
+      { id: 3, name: 'new' },
+    ])
     expect(byId((await readAll(settings('unkeyed'))).rows)).toEqual([
       { id: 1, name: 'old' },
       { id: 2, name: 'new' },
@@ -206,10 +242,16 @@ describe('warehouse connector: writes', () => {
   })
 
   it('abort leaves the destination as it was, for every mode, and releases the file', async () => {
-    await write(settings('g'), { columns: SIMPLE, mode: 'replace', primaryKey: ['id'] }, [{ id: 1, name: 'keep' }, { id: 2, name: 'keep' }])
+    await write(settings('g'), { columns: SIMPLE, mode: 'replace', primaryKey: ['id'] }, [
+      { id: 1, name: 'keep' },
+      { id: 2, name: 'keep' },
+    ])
     for (const mode of ['replace', 'append', 'merge'] as const) {
       const writer = await warehouse.openWriter(settings('g'), context, { columns: SIMPLE, mode, primaryKey: ['id'] })
-      await writer.write([{ id: 1, name: 'changed' }, { id: 3, name: 'new' }])
+      await writer.write([
+        { id: 1, name: 'changed' },
+        { id: 3, name: 'new' },
+      ])
       await writer.abort()
       expect(byId((await readAll(settings('g'))).rows)).toEqual([
         { id: 1, name: 'keep' },
@@ -226,7 +268,10 @@ describe('warehouse connector: writes', () => {
     await write(settings('f'), { columns: SIMPLE, mode: 'replace', primaryKey: ['id'] }, [{ id: 1, name: 'keep' }])
     // Duplicate keys in an append break the table's primary key at commit.
     const writer = await warehouse.openWriter(settings('f'), context, { columns: SIMPLE, mode: 'append', primaryKey: ['id'] })
-    await writer.write([{ id: 2, name: 'x' }, { id: 1, name: 'dup' }])
+    await writer.write([
+      { id: 2, name: 'x' },
+      { id: 1, name: 'dup' },
+    ])
     await expect(writer.commit()).rejects.toThrow()
     expect((await readAll(settings('f'))).rows).toEqual([{ id: 1, name: 'keep' }])
   })

@@ -21,8 +21,7 @@ export const MAX_INTEGER_DIGITS = 38
 
 const NUMERIC_TEXT = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/
 const INTEGER_TEXT = /^[+-]?\d+$/
-const TIMESTAMP_TEXT =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?)?$/
+const TIMESTAMP_TEXT = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?)?$/
 
 /** Earliest and latest instants a JavaScript Date can hold, in ms from the epoch. */
 const MAX_EPOCH_MS = 8.64e15

@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Row } from '../connectors/connector.js'
-import {
-  MAX_FILTER_DEPTH,
-  MAX_FILTER_LENGTH,
-  columnsOf,
-  compileFilter,
-  parseFilter,
-  type FilterNode,
-} from './filter-expression.js'
+import { MAX_FILTER_DEPTH, MAX_FILTER_LENGTH, columnsOf, compileFilter, parseFilter, type FilterNode } from './filter-expression.js'
 
 function ast(text: string): FilterNode {
   const result = parseFilter(text)
@@ -114,7 +107,7 @@ describe('parseFilter: structure', () => {
   it("reads single-quoted strings, with '' for a quote", () => {
     expect(ast("name = 'O''Brien'")).toMatchObject({ right: { kind: 'string', value: "O'Brien" } })
     expect(ast("name = ''")).toMatchObject({ right: { kind: 'string', value: '' } })
-    expect(ast("name = 'a \"quoted\" % _ \\ word'")).toMatchObject({ right: { kind: 'string', value: 'a "quoted" % _ \\ word' } })
+    expect(ast('name = \'a "quoted" % _ \\ word\'')).toMatchObject({ right: { kind: 'string', value: 'a "quoted" % _ \\ word' } })
   })
 
   it('reads integers, decimals, exponents and negative numbers', () => {
@@ -141,7 +134,7 @@ describe('parseFilter: errors', () => {
   const cases: [string, string, number][] = [
     ['(amount > 10 OR', 'expected a condition at position 15', 15],
     ['(amount > 10 OR b', "expected ')' at position 17", 17],
-    ["(amount > 10 x", "expected ')' but found 'x' at position 13", 13],
+    ['(amount > 10 x', "expected ')' but found 'x' at position 13", 13],
     ["a = 'abc", 'unterminated string starting at position 4', 4],
     ['"abc = 1', 'unterminated quoted identifier starting at position 0', 0],
     ['AND a = 1', "unexpected token 'AND' at position 0", 0],
@@ -271,11 +264,7 @@ describe('compileFilter: operators', () => {
   it('applies NOT, AND and OR with the right precedence', () => {
     // a OR (b AND (NOT c)): differs from (a OR b) AND NOT c when a and c are true.
     const text = 'a OR b AND NOT c'
-    expect(keep(text, { a: true, b: false, c: true }, { a: false, b: true, c: false }, { a: false, b: true, c: true })).toEqual([
-      true,
-      true,
-      false,
-    ])
+    expect(keep(text, { a: true, b: false, c: true }, { a: false, b: true, c: false }, { a: false, b: true, c: true })).toEqual([true, true, false])
     expect(keep('(a OR b) AND NOT c', { a: true, b: false, c: true })).toEqual([false])
     // NOT binds to the predicate, not to the AND.
     expect(keep('NOT a AND b', { a: true, b: false }, { a: false, b: true })).toEqual([false, true])
@@ -316,14 +305,26 @@ describe('compileFilter: three-valued logic', () => {
   const truth = (v: number | null) => (v === T ? true : v === F ? false : null)
   // The SQL truth tables, written out.
   const AND: Record<string, boolean | null> = {
-    'true,true': true, 'true,false': false, 'true,unknown': null,
-    'false,true': false, 'false,false': false, 'false,unknown': false,
-    'unknown,true': null, 'unknown,false': false, 'unknown,unknown': null,
+    'true,true': true,
+    'true,false': false,
+    'true,unknown': null,
+    'false,true': false,
+    'false,false': false,
+    'false,unknown': false,
+    'unknown,true': null,
+    'unknown,false': false,
+    'unknown,unknown': null,
   }
   const OR: Record<string, boolean | null> = {
-    'true,true': true, 'true,false': true, 'true,unknown': true,
-    'false,true': true, 'false,false': false, 'false,unknown': null,
-    'unknown,true': true, 'unknown,false': null, 'unknown,unknown': null,
+    'true,true': true,
+    'true,false': true,
+    'true,unknown': true,
+    'false,true': true,
+    'false,false': false,
+    'false,unknown': null,
+    'unknown,true': true,
+    'unknown,false': null,
+    'unknown,unknown': null,
   }
   // A truth value t shows as: kept(t) and kept(NOT t); unknown is neither.
   const observe = (text: string, row: Row) => {
@@ -487,13 +488,7 @@ describe('compileFilter: coercions', () => {
   it('compares booleans with boolean text and 1/0', () => {
     expect(keep("flag = 'YES'", { flag: true }, { flag: false })).toEqual([true, false])
     expect(keep('flag = 1', { flag: true })).toEqual([true])
-    expect(keep('flag = TRUE', { flag: 'true' }, { flag: 'False' }, { flag: 1 }, { flag: 0 }, { flag: 2 })).toEqual([
-      true,
-      false,
-      true,
-      false,
-      false,
-    ])
+    expect(keep('flag = TRUE', { flag: 'true' }, { flag: 'False' }, { flag: 1 }, { flag: 0 }, { flag: 2 })).toEqual([true, false, true, false, false])
     expect(keep('flag > FALSE', { flag: true })).toEqual([true])
     expect(keep("flag = 'maybe' OR NOT flag = 'maybe'", { flag: true })).toEqual([false])
   })
@@ -658,7 +653,7 @@ function mirror(cmp: string): string {
 const CHARS = ['a', 'b', '.', '*', '(', '[', '$', '^', '\\', "'", '%', '_', 'é', '😀']
 
 function generate(rnd: () => number, depth: number): Expr {
-  const pick = <T,>(items: readonly T[]): T => items[Math.floor(rnd() * items.length)] as T
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(rnd() * items.length)] as T
   const number = () => (rnd() < 0.15 ? null : pick([-1, 0, 1, 2, 3, 2.5]))
   const text = (length: number, alphabet: string[]) => Array.from({ length: Math.floor(rnd() * length) }, () => pick(alphabet)).join('')
   const cmp = () => pick(['=', '!=', '<>', '==', '<', '<=', '>', '>='])
@@ -691,8 +686,8 @@ function generate(rnd: () => number, depth: number): Expr {
 }
 
 function generateRow(rnd: () => number): TestRow {
-  const maybe = <T,>(make: () => T): T | null => (rnd() < 0.2 ? null : make())
-  const pick = <T,>(items: readonly T[]): T => items[Math.floor(rnd() * items.length)] as T
+  const maybe = <T>(make: () => T): T | null => (rnd() < 0.2 ? null : make())
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(rnd() * items.length)] as T
   return {
     n: maybe(() => pick([-1, 0, 1, 2, 3, 2.5])),
     m: maybe(() => pick([0, 1, 2])),
@@ -720,10 +715,7 @@ describe('compileFilter: agrees with a reference evaluator', () => {
       for (const row of rows) {
         const expected = reference(expr, row)
         // Both the condition and its negation: that tells unknown from false.
-        expect([test(row as unknown as Row), testNegated(row as unknown as Row)], `${text} on ${JSON.stringify(row)}`).toEqual([
-          expected === 1,
-          expected === 0,
-        ])
+        expect([test(row as unknown as Row), testNegated(row as unknown as Row)], `${text} on ${JSON.stringify(row)}`).toEqual([expected === 1, expected === 0])
         if (expected === 1) kept++
         else dropped++
       }

@@ -113,8 +113,7 @@ class SyntaxFailure extends Error {
 }
 
 const isDigit = (c: string | undefined) => c !== undefined && c >= '0' && c <= '9'
-const isIdentStart = (c: string | undefined) =>
-  c !== undefined && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c === '_')
+const isIdentStart = (c: string | undefined) => c !== undefined && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c === '_')
 const isIdentPart = (c: string | undefined) => isIdentStart(c) || isDigit(c)
 
 function describeChar(c: string): string {

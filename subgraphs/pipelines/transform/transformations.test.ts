@@ -130,14 +130,7 @@ describe('validateTransformations', () => {
   })
 
   it('checks drop columns', () => {
-    expect(
-      issuesOf([
-        { type: 'drop' },
-        { type: 'drop', columns: [] },
-        { type: 'drop', columns: 'a' },
-        { type: 'drop', columns: ['a', '', 'a', 3] },
-      ]),
-    ).toEqual([
+    expect(issuesOf([{ type: 'drop' }, { type: 'drop', columns: [] }, { type: 'drop', columns: 'a' }, { type: 'drop', columns: ['a', '', 'a', 3] }])).toEqual([
       { field: 'transformations[0].columns', message: 'is required: an array of one or more column names' },
       { field: 'transformations[1].columns', message: 'is required: an array of one or more column names' },
       { field: 'transformations[2].columns', message: 'is required: an array of one or more column names' },
@@ -167,9 +160,7 @@ describe('planTransformations: issues', () => {
   })
 
   it('reports a rename onto an existing column', () => {
-    expect(planIssues([{ type: 'rename', from: 'name', to: 'amount' }])).toEqual([
-      { field: 'transformations[0].to', message: 'column amount already exists' },
-    ])
+    expect(planIssues([{ type: 'rename', from: 'name', to: 'amount' }])).toEqual([{ field: 'transformations[0].to', message: 'column amount already exists' }])
   })
 
   it('reports a filter on unknown columns', () => {
@@ -232,7 +223,12 @@ describe('planTransformations: issues', () => {
   })
 
   it('lets a rename reuse the name of a dropped column', () => {
-    expect(planIssues([{ type: 'drop', columns: ['name'] }, { type: 'rename', from: 'id', to: 'name' }])).toEqual([])
+    expect(
+      planIssues([
+        { type: 'drop', columns: ['name'] },
+        { type: 'rename', from: 'id', to: 'name' },
+      ]),
+    ).toEqual([])
   })
 
   it('checks a filter literal against the type a cast gave the column', () => {
@@ -241,9 +237,7 @@ describe('planTransformations: issues', () => {
       { type: 'cast', column: 'name', to: 'integer' },
       { type: 'filter', condition: "name LIKE 'a%'" },
     ])
-    expect(issues).toEqual([
-      { field: 'transformations[2].condition', message: 'column name is integer; LIKE applies to strings (cast it to string first)' },
-    ])
+    expect(issues).toEqual([{ field: 'transformations[2].condition', message: 'column name is integer; LIKE applies to strings (cast it to string first)' }])
   })
 
   it('reports duplicate source columns', () => {
@@ -408,7 +402,13 @@ describe('planTransformations: apply', () => {
   })
 
   it('reads a column named like an Object.prototype property only from the row itself', () => {
-    const p = plan([], [{ name: 'constructor', type: 'string', nullable: true }, { name: '__proto__', type: 'string', nullable: true }])
+    const p = plan(
+      [],
+      [
+        { name: 'constructor', type: 'string', nullable: true },
+        { name: '__proto__', type: 'string', nullable: true },
+      ],
+    )
     const [out] = p.apply([{}])
     expect(out?.constructor).toBeNull()
     expect(Object.getPrototypeOf(out)).toBe(Object.prototype)

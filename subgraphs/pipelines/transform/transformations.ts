@@ -162,9 +162,7 @@ function validateItem(item: unknown, at: string, issues: TransformationIssue[]):
  * formed, filter conditions parsing, and no unknown fields. Every item is checked, so all
  * problems are reported at once. Returns fresh objects holding only the known fields.
  */
-export function validateTransformations(
-  input: unknown,
-): { ok: true; transformations: Transformation[] } | { ok: false; issues: TransformationIssue[] } {
+export function validateTransformations(input: unknown): { ok: true; transformations: Transformation[] } | { ok: false; issues: TransformationIssue[] } {
   if (!Array.isArray(input)) return { ok: false, issues: [{ field: 'transformations', message: 'must be an array' }] }
   if (input.length > MAX_TRANSFORMATIONS) {
     return { ok: false, issues: [{ field: 'transformations', message: `must have at most ${MAX_TRANSFORMATIONS} items` }] }
@@ -226,9 +224,7 @@ interface Slot {
   slot: number
 }
 
-type Operation =
-  | { kind: 'cast'; slot: number; to: ColumnType; step: number; name: string }
-  | { kind: 'filter'; test: (values: unknown[]) => boolean }
+type Operation = { kind: 'cast'; slot: number; to: ColumnType; step: number; name: string } | { kind: 'filter'; test: (values: unknown[]) => boolean }
 
 function listNames(columns: Map<string, Slot>): string {
   const names = [...columns.keys()]

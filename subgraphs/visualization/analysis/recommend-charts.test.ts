@@ -44,7 +44,8 @@ describe('recommendCharts: intents', () => {
     expect(recs[0]).toEqual({
       chart_type: 'line',
       confidence: 1,
-      reasoning: "12 rows, 'month' is temporal with 12 distinct values, 'revenue' is quantitative (100 to 320) → line shows how 'revenue' changes over 'month'.",
+      reasoning:
+        "12 rows, 'month' is temporal with 12 distinct values, 'revenue' is quantitative (100 to 320) → line shows how 'revenue' changes over 'month'.",
       alternatives: ['area', 'bar', 'scatter'],
     })
   })
@@ -53,7 +54,9 @@ describe('recommendCharts: intents', () => {
     const recs = recommend(REGIONS, 'compare')
     expect(recs[0]?.chart_type).toBe('bar')
     expect(recs[0]?.confidence).toBe(1)
-    expect(recs[0]?.reasoning).toBe("5 rows, 'region' is nominal with 5 categories, 'sales' is quantitative (40 to 120) → bar compares 'sales' across the 5 'region' categories.")
+    expect(recs[0]?.reasoning).toBe(
+      "5 rows, 'region' is nominal with 5 categories, 'sales' is quantitative (40 to 120) → bar compares 'sales' across the 5 'region' categories.",
+    )
   })
 
   it('compare: too many categories for bars hands the lead to a scatter of the measures', () => {
@@ -69,7 +72,9 @@ describe('recommendCharts: intents', () => {
     const latencies = Array.from({ length: 30 }, (_, i) => ({ service: i % 2 ? 'api' : 'web', latency_ms: 20 + ((i * 13) % 29) + 0.5 }))
     const recs = recommend(latencies, 'distribution')
     expect(types(recs)).toEqual(['histogram', 'bar', 'scatter'])
-    expect(recs[0]?.reasoning).toBe("30 rows, 'latency_ms' is quantitative (20.5 to 48.5) → histogram bins the 30 'latency_ms' values to show their distribution.")
+    expect(recs[0]?.reasoning).toBe(
+      "30 rows, 'latency_ms' is quantitative (20.5 to 48.5) → histogram bins the 30 'latency_ms' values to show their distribution.",
+    )
     expect(find(recs, 'scatter').reasoning).toContain("strip plot) places every 'latency_ms' value per 'service'")
   })
 
@@ -77,7 +82,9 @@ describe('recommendCharts: intents', () => {
     const recs = recommend(PEOPLE, 'correlation')
     expect(recs[0]?.chart_type).toBe('scatter')
     expect(recs[0]?.confidence).toBe(1)
-    expect(recs[0]?.reasoning).toContain("'height' is quantitative (150.5 to 190.5), 'weight' is quantitative (50.25 to 86.25) → scatter plots 'weight' against 'height'")
+    expect(recs[0]?.reasoning).toContain(
+      "'height' is quantitative (150.5 to 190.5), 'weight' is quantitative (50.25 to 86.25) → scatter plots 'weight' against 'height'",
+    )
   })
 
   it('correlation: a heatmap of two categories and a measure, when complexity allows it', () => {
@@ -85,7 +92,9 @@ describe('recommendCharts: intents', () => {
     const cells = ['mon', 'tue', 'wed'].flatMap((weekday, w) => ['am', 'pm'].map((shift, s) => ({ weekday, shift, orders: orders[w * 2 + s] })))
     const high = recommend(cells, 'correlation', { complexity: 'high' })
     expect(high[0]?.chart_type).toBe('heatmap')
-    expect(high[0]?.reasoning).toContain("'weekday' is nominal with 3 categories, 'shift' is nominal with 2 categories, 'orders' is quantitative (9 to 41) → heatmap colours 'orders' for every 'weekday' × 'shift' pair")
+    expect(high[0]?.reasoning).toContain(
+      "'weekday' is nominal with 3 categories, 'shift' is nominal with 2 categories, 'orders' is quantitative (9 to 41) → heatmap colours 'orders' for every 'weekday' × 'shift' pair",
+    )
     expect(types(recommend(cells, 'correlation', { complexity: 'low' }))).not.toContain('heatmap')
   })
 
@@ -117,7 +126,9 @@ describe('recommendCharts: intents', () => {
     const tickets = ['bug', 'bug', 'feature', 'question', 'bug'].map((kind) => ({ kind }))
     const recs = recommend(tickets, 'compare')
     expect(recs[0]?.chart_type).toBe('bar')
-    expect(recs[0]?.reasoning).toBe("5 rows, 'kind' is nominal with 3 categories, no quantitative field, so rows are counted → bar compares the row count across the 3 'kind' categories.")
+    expect(recs[0]?.reasoning).toBe(
+      "5 rows, 'kind' is nominal with 3 categories, no quantitative field, so rows are counted → bar compares the row count across the 3 'kind' categories.",
+    )
   })
 })
 
@@ -161,7 +172,9 @@ describe('recommendCharts: preferences', () => {
   })
 
   it('defaults to medium complexity, not interactive', () => {
-    expect(recommendCharts({ data: MONTHLY, intent: 'compare_trends' })).toEqual(recommendCharts({ data: MONTHLY, intent: 'compare_trends', preferences: { interactive: false, complexity: 'medium' } }))
+    expect(recommendCharts({ data: MONTHLY, intent: 'compare_trends' })).toEqual(
+      recommendCharts({ data: MONTHLY, intent: 'compare_trends', preferences: { interactive: false, complexity: 'medium' } }),
+    )
   })
 })
 

@@ -102,9 +102,7 @@ export interface ChartRecommendation {
 }
 
 /** Outcome of {@link recommendCharts}: the ranked list and the field profiles it was drawn from. */
-export type RecommendChartsOutcome =
-  | { ok: true; recommendations: ChartRecommendation[]; fields: FieldProfile[] }
-  | { ok: false; issues: ValidationIssue[] }
+export type RecommendChartsOutcome = { ok: true; recommendations: ChartRecommendation[]; fields: FieldProfile[] } | { ok: false; issues: ValidationIssue[] }
 
 /** What a chart type would show of the data, and how well. */
 interface Assessment {
@@ -130,7 +128,6 @@ interface Context {
   categorical: FieldProfile[]
   quantitative: FieldProfile[]
 }
-
 
 function parsePreferences(value: unknown, issues: ValidationIssue[]): RecommendPreferences {
   const preferences: RecommendPreferences = { interactive: false, complexity: 'medium' }
@@ -234,9 +231,7 @@ function reasoning(ctx: Context, a: Assessment, notes: string[], features: reado
   if (features) {
     const offered = features.filter((f) => f === 'zoom' || f === 'pan' || f === 'tooltip' || f === 'legend')
     const explorable = features.includes('zoom') && features.includes('pan')
-    text += offered.length
-      ? ` Interactive: supports ${list(offered)}${explorable ? '' : ', but no zoom or pan'}.`
-      : ' Interactive: no tooltip, zoom or pan.'
+    text += offered.length ? ` Interactive: supports ${list(offered)}${explorable ? '' : ', but no zoom or pan'}.` : ' Interactive: no tooltip, zoom or pan.'
   }
   return text
 }
@@ -328,10 +323,20 @@ function assessArea(ctx: Context): Assessment | undefined {
   if (ctx.intent === 'composition') {
     const part = pickCategory(ctx.categorical, 10, [x])
     const by = part ? `, stacked by '${part.name}'` : ''
-    a = assessment(SEQUENCE_FIT[x.type], [x, y, part], `stacked area shows how the parts of ${quote(y)} add up over '${x.name}'${by}`, y ? ctx.rows : x.distinct)
+    a = assessment(
+      SEQUENCE_FIT[x.type],
+      [x, y, part],
+      `stacked area shows how the parts of ${quote(y)} add up over '${x.name}'${by}`,
+      y ? ctx.rows : x.distinct,
+    )
     if (x.type !== 'temporal') penalize(a, 0.5, 'no temporal field to stack the parts over')
   } else {
-    a = assessment(SEQUENCE_FIT[x.type] * 0.95, [x, y], `area shows the trend of ${quote(y)} over '${x.name}', filled to show magnitude`, y ? ctx.rows : x.distinct)
+    a = assessment(
+      SEQUENCE_FIT[x.type] * 0.95,
+      [x, y],
+      `area shows the trend of ${quote(y)} over '${x.name}', filled to show magnitude`,
+      y ? ctx.rows : x.distinct,
+    )
   }
   sequencePenalties(a, 'area', x, y)
   if (y && (y.min ?? 0) < 0) penalize(a, 0.7, `'${y.name}' has negative values, which an area filled from zero misrepresents`)
@@ -351,9 +356,10 @@ function assessBar(ctx: Context): Assessment | undefined {
     const binned = assessBinnedBar(ctx, 1)
     if (binned) return binned
   }
-  const x = ctx.intent === 'compare_trends'
-    ? (ctx.temporal[0] ?? pickCategory(ctx.categorical, BAR_MAX_CATEGORIES))
-    : (pickCategory(ctx.categorical, BAR_MAX_CATEGORIES) ?? ctx.temporal[0])
+  const x =
+    ctx.intent === 'compare_trends'
+      ? (ctx.temporal[0] ?? pickCategory(ctx.categorical, BAR_MAX_CATEGORIES))
+      : (pickCategory(ctx.categorical, BAR_MAX_CATEGORIES) ?? ctx.temporal[0])
   if (!x) return assessBinnedBar(ctx, 0.6)
   const y = ctx.intent === 'distribution' ? undefined : measure(ctx, [x])
   const k = x.distinct
@@ -398,7 +404,12 @@ function assessScatter(ctx: Context): Assessment | undefined {
       a = assessment(0.6, [level, q0], `scatter plots '${q0.name}' against '${level.name}', one point per row`, ctx.rows)
     } else {
       const by = pickCategory(ctx.categorical, BAR_MAX_CATEGORIES)
-      a = assessment(by ? 0.8 : 0.7, [q0, by], `scatter (strip plot) places every '${q0.name}' value${by ? ` per '${by.name}'` : ''} to show spread and outliers`, ctx.rows)
+      a = assessment(
+        by ? 0.8 : 0.7,
+        [q0, by],
+        `scatter (strip plot) places every '${q0.name}' value${by ? ` per '${by.name}'` : ''} to show spread and outliers`,
+        ctx.rows,
+      )
       if (ctx.intent !== 'distribution') penalize(a, 0.7, `'${q0.name}' is the only quantitative field: nothing to correlate it with`)
     }
   } else {

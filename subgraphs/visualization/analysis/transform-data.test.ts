@@ -59,14 +59,21 @@ describe('transformData: filters', () => {
   })
 
   it('orders ISO dates as dates', () => {
-    const data = [{ id: 1, day: '2024-01-31' }, { id: 2, day: '2024-02-01' }, { id: 3, day: '2023-12-31T23:59:59Z' }]
+    const data = [
+      { id: 1, day: '2024-01-31' },
+      { id: 2, day: '2024-02-01' },
+      { id: 3, day: '2023-12-31T23:59:59Z' },
+    ]
     expect(ids(run([filter('day', '>=', '2024-01-01')], data))).toEqual([1, 2])
   })
 
   it('returns every column for every row, missing cells as null', () => {
     const result = run([filter('a', 'not_null')], [{ a: 1, b: 'x' }, { a: 2 }, { b: 'y' }])
     expect(result).toEqual({
-      data: [{ a: 1, b: 'x' }, { a: 2, b: null }],
+      data: [
+        { a: 1, b: 'x' },
+        { a: 2, b: null },
+      ],
       row_count: 2,
       columns: ['a', 'b'],
       applied: [{ index: 0, type: 'filter', rows_before: 3, rows_after: 2 }],
@@ -82,7 +89,14 @@ describe('transformData: sorting', () => {
 
   it('is stable: ties keep their order, so a later sort keeps the earlier one within ties', () => {
     expect(ids(run([{ type: 'sort', field: 'region', order: 'asc' }]))).toEqual([4, 1, 3, 6, 2, 5])
-    expect(ids(run([{ type: 'sort', field: 'units', order: 'desc' }, { type: 'sort', field: 'region' }]))).toEqual([4, 1, 3, 6, 5, 2])
+    expect(
+      ids(
+        run([
+          { type: 'sort', field: 'units', order: 'desc' },
+          { type: 'sort', field: 'region' },
+        ]),
+      ),
+    ).toEqual([4, 1, 3, 6, 5, 2])
   })
 
   it('groups values by type and puts nulls last in both orders', () => {
@@ -141,9 +155,18 @@ describe('transformData: aggregation', () => {
     const sumByRegion = { type: 'aggregation', group_by: ['region'], operations: [{ field: 'units', op: 'sum', as: 'units' }] }
     const filterFirst = run([filterUnits, sumByRegion])
     const aggregateFirst = run([sumByRegion, filterUnits])
-    expect(filterFirst.data).toEqual([{ region: 'north', units: 17 }, { region: 'south', units: 12 }])
-    expect(aggregateFirst.data).toEqual([{ region: 'north', units: 18 }, { region: 'south', units: 16 }])
-    expect(aggregateFirst.applied.map((a) => [a.rows_before, a.rows_after])).toEqual([[6, 3], [3, 2]])
+    expect(filterFirst.data).toEqual([
+      { region: 'north', units: 17 },
+      { region: 'south', units: 12 },
+    ])
+    expect(aggregateFirst.data).toEqual([
+      { region: 'north', units: 18 },
+      { region: 'south', units: 16 },
+    ])
+    expect(aggregateFirst.applied.map((a) => [a.rows_before, a.rows_after])).toEqual([
+      [6, 3],
+      [3, 2],
+    ])
   })
 
   it('sorts on an aggregate output', () => {
@@ -151,7 +174,11 @@ describe('transformData: aggregation', () => {
       { type: 'aggregation', group_by: ['product'], operations: [{ field: 'units', op: 'sum', as: 'total' }] },
       { type: 'sort', field: 'total', order: 'desc' },
     ])
-    expect(result.data).toEqual([{ product: 'pear', total: 19 }, { product: 'apple', total: 15 }, { product: 'plum', total: null }])
+    expect(result.data).toEqual([
+      { product: 'pear', total: 19 },
+      { product: 'apple', total: 15 },
+      { product: 'plum', total: null },
+    ])
   })
 
   it('refuses to sum text, naming the operation', () => {
@@ -169,7 +196,10 @@ describe('transformData: request problems', () => {
   it('names unknown kinds and unknown keys', () => {
     expect(issues([{ type: 'pivot', field: 'a' }, { field: 'a' }])).toEqual([
       { field: 'transformations[0].type', message: 'unknown transformation type "pivot"; use one of filter, filtering, sort, sorting, aggregate, aggregation' },
-      { field: 'transformations[1].type', message: 'unknown transformation type undefined; use one of filter, filtering, sort, sorting, aggregate, aggregation' },
+      {
+        field: 'transformations[1].type',
+        message: 'unknown transformation type undefined; use one of filter, filtering, sort, sorting, aggregate, aggregation',
+      },
     ])
     expect(issues([{ type: 'sort', field: 'id', direction: 'desc' }])).toEqual([
       { field: 'transformations[0].direction', message: 'is not a sort key; allowed: type, field, order' },
@@ -179,7 +209,14 @@ describe('transformData: request problems', () => {
   it('names fields that do not exist at that step', () => {
     const found = issues([
       filter('colour', '=', 'red'),
-      { type: 'aggregation', group_by: ['region', 'regin'], operations: [{ field: 'units', op: 'sum' }, { field: 'weight', op: 'mean' }] },
+      {
+        type: 'aggregation',
+        group_by: ['region', 'regin'],
+        operations: [
+          { field: 'units', op: 'sum' },
+          { field: 'weight', op: 'mean' },
+        ],
+      },
       { type: 'sort', field: 'product' },
     ])
     expect(found).toEqual([
@@ -192,7 +229,9 @@ describe('transformData: request problems', () => {
   })
 
   it('names unknown operators, orders and aggregates', () => {
-    expect(issues([filter('id', '~=', 1), { type: 'sort', field: 'id', order: 'up' }, { type: 'aggregation', operations: [{ field: 'id', op: 'avg' }] }])).toEqual([
+    expect(
+      issues([filter('id', '~=', 1), { type: 'sort', field: 'id', order: 'up' }, { type: 'aggregation', operations: [{ field: 'id', op: 'avg' }] }]),
+    ).toEqual([
       { field: 'transformations[0].operator', message: 'unknown operator "~="; use one of = == != > >= < <= in not_in contains starts_with is_null not_null' },
       { field: 'transformations[1].order', message: 'unknown order "up"; use asc or desc' },
       { field: 'transformations[2].operations[0].op', message: 'unknown aggregate "avg"; use one of sum, mean, median, min, max, count, distinct' },
@@ -214,7 +253,11 @@ describe('transformData: request problems', () => {
 
   it('rejects clashing output names and an aggregation with nothing to do', () => {
     const found = issues([
-      { type: 'aggregation', group_by: ['region'], operations: [{ field: 'units', op: 'sum', as: 'region' }, { op: 'count' }, { field: 'id', op: 'count', as: 'count' }] },
+      {
+        type: 'aggregation',
+        group_by: ['region'],
+        operations: [{ field: 'units', op: 'sum', as: 'region' }, { op: 'count' }, { field: 'id', op: 'count', as: 'count' }],
+      },
       { type: 'aggregation', group_by: [], operations: [] },
     ])
     expect(found).toEqual([
@@ -233,7 +276,12 @@ describe('transformData: request problems', () => {
   })
 
   it('accepts the noun and verb spellings of each kind and echoes the one sent', () => {
-    const result = run([filter('id', '>', 1), { type: 'filtering', field: 'id', operator: '<', value: 6 }, { type: 'sorting', field: 'id', order: 'desc' }, { type: 'aggregate', operations: [{ op: 'count' }] }])
+    const result = run([
+      filter('id', '>', 1),
+      { type: 'filtering', field: 'id', operator: '<', value: 6 },
+      { type: 'sorting', field: 'id', order: 'desc' },
+      { type: 'aggregate', operations: [{ op: 'count' }] },
+    ])
     expect(result.applied.map((a) => a.type)).toEqual(['filter', 'filtering', 'sorting', 'aggregate'])
     expect(result.data).toEqual([{ count: 4 }])
   })
@@ -257,7 +305,14 @@ describe('transformData: user input stays data', () => {
       [
         { type: 'filter', field: evil, operator: '>=', value: 2 },
         { type: 'sort', field: evil, order: 'desc' },
-        { type: 'aggregation', group_by: [quote], operations: [{ field: evil, op: 'sum', as: evil }, { field: evil, op: 'max', as: "'); process.exit(3); ('" }] },
+        {
+          type: 'aggregation',
+          group_by: [quote],
+          operations: [
+            { field: evil, op: 'sum', as: evil },
+            { field: evil, op: 'max', as: "'); process.exit(3); ('" },
+          ],
+        },
         { type: 'sort', field: evil },
         { type: 'filter', field: quote, operator: 'starts_with', value: "') || process.exit(4) || ('" },
       ],

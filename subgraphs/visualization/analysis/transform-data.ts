@@ -128,10 +128,12 @@ function isScalar(value: unknown): value is Scalar {
   return value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))
 }
 
-
 function unknownFieldProblem(name: string, columns: readonly string[]): string | undefined {
   if (columns.includes(name)) return undefined
-  const listed = columns.slice(0, COLUMNS_NAMED).map((c) => `'${c}'`).join(', ')
+  const listed = columns
+    .slice(0, COLUMNS_NAMED)
+    .map((c) => `'${c}'`)
+    .join(', ')
   const more = columns.length > COLUMNS_NAMED ? ` and ${columns.length - COLUMNS_NAMED} more` : ''
   return `unknown field '${name}'; columns at this step: ${columns.length ? listed + more : 'none'}`
 }
@@ -141,9 +143,13 @@ function unknownFieldProblem(name: string, columns: readonly string[]): string |
  * step: a filter or sort keeps them, an aggregation replaces them with its group and output
  * columns. Every problem is reported, each under `transformations[i]...`.
  */
-export function parseTransformations(value: unknown, initialColumns: readonly string[]): { ok: true; steps: TransformationStep[] } | { ok: false; issues: ValidationIssue[] } {
+export function parseTransformations(
+  value: unknown,
+  initialColumns: readonly string[],
+): { ok: true; steps: TransformationStep[] } | { ok: false; issues: ValidationIssue[] } {
   if (!Array.isArray(value)) return { ok: false, issues: [{ field: 'transformations', message: 'is required: an array of transformations' }] }
-  if (value.length > MAX_TRANSFORMATIONS) return { ok: false, issues: [{ field: 'transformations', message: `must have at most ${MAX_TRANSFORMATIONS} items` }] }
+  if (value.length > MAX_TRANSFORMATIONS)
+    return { ok: false, issues: [{ field: 'transformations', message: `must have at most ${MAX_TRANSFORMATIONS} items` }] }
   const issues: ValidationIssue[] = []
   const steps: TransformationStep[] = []
   let columns = [...initialColumns]
@@ -155,7 +161,10 @@ export function parseTransformations(value: unknown, initialColumns: readonly st
     }
     const kind = typeof item.type === 'string' && Object.hasOwn(TRANSFORMATION_TYPES, item.type) ? TRANSFORMATION_TYPES[item.type] : undefined
     if (kind === undefined) {
-      issues.push({ field: `${at}.type`, message: `unknown transformation type ${JSON.stringify(item.type)}; use one of ${Object.keys(TRANSFORMATION_TYPES).join(', ')}` })
+      issues.push({
+        field: `${at}.type`,
+        message: `unknown transformation type ${JSON.stringify(item.type)}; use one of ${Object.keys(TRANSFORMATION_TYPES).join(', ')}`,
+      })
       return
     }
     for (const key of Object.keys(item)) {
@@ -217,7 +226,9 @@ function filterValueProblem(operator: FilterOperator, value: unknown): string | 
     case '>=':
     case '<':
     case '<=':
-      return (typeof value === 'number' && Number.isFinite(value)) || typeof value === 'string' ? undefined : `is required for ${operator}: a number or a string`
+      return (typeof value === 'number' && Number.isFinite(value)) || typeof value === 'string'
+        ? undefined
+        : `is required for ${operator}: a number or a string`
     case 'in':
     case 'not_in':
       if (!Array.isArray(value)) return `is required for ${operator}: an array of values`
@@ -262,7 +273,8 @@ function parseAggregation(item: Record<string, unknown>, at: string, columns: re
   } else {
     const list = (item.operations ?? []) as unknown[]
     if (list.length > MAX_AGGREGATE_OPERATIONS) issues.push({ field: `${at}.operations`, message: `must have at most ${MAX_AGGREGATE_OPERATIONS} items` })
-    if (list.length === 0 && groupBy.length === 0) issues.push({ field: `${at}.operations`, message: 'is required when group_by is empty: at least one { field, op, as? }' })
+    if (list.length === 0 && groupBy.length === 0)
+      issues.push({ field: `${at}.operations`, message: 'is required when group_by is empty: at least one { field, op, as? }' })
     const names = new Set(groupBy)
     list.slice(0, MAX_AGGREGATE_OPERATIONS).forEach((entry, j) => {
       const where = `${at}.operations[${j}]`

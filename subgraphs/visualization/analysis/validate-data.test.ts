@@ -73,10 +73,31 @@ describe('validateData: errors', () => {
     const result = report([{ name: 'Ada', age: 36 }, { name: 42, age: 36.5 }, { age: 'forty' }])
     expect(result.valid).toBe(false)
     expect(result.errors).toEqual([
-      { code: 'type_mismatch', row: 1, column: 'name', expected: 'string', actual: 'integer', message: "row 1: column 'name' expected string, got integer (42)" },
-      { code: 'type_mismatch', row: 1, column: 'age', expected: 'integer', actual: 'number', message: "row 1: column 'age' expected integer, got number (36.5)" },
+      {
+        code: 'type_mismatch',
+        row: 1,
+        column: 'name',
+        expected: 'string',
+        actual: 'integer',
+        message: "row 1: column 'name' expected string, got integer (42)",
+      },
+      {
+        code: 'type_mismatch',
+        row: 1,
+        column: 'age',
+        expected: 'integer',
+        actual: 'number',
+        message: "row 1: column 'age' expected integer, got number (36.5)",
+      },
       { code: 'missing_column', row: 2, column: 'name', expected: 'string', actual: 'missing', message: "row 2: column 'name' is missing" },
-      { code: 'type_mismatch', row: 2, column: 'age', expected: 'integer', actual: 'string', message: 'row 2: column \'age\' expected integer, got string ("forty")' },
+      {
+        code: 'type_mismatch',
+        row: 2,
+        column: 'age',
+        expected: 'integer',
+        actual: 'string',
+        message: 'row 2: column \'age\' expected integer, got string ("forty")',
+      },
     ])
   })
 
@@ -101,7 +122,10 @@ describe('validateData: errors', () => {
   it('accepts ISO dates only when they name a real day and time', () => {
     const schema = { type: 'tabular', columns: ['d'], types: ['date'] }
     const values = ['2024-01-31', '2024-01-31T23:59', '2024-01-31T23:59:59Z', '2024-13-01', '2024-04-31', '2024-01-01T24:00', '01/02/2024', '20240101']
-    const result = report(values.map((d) => ({ d })), schema)
+    const result = report(
+      values.map((d) => ({ d })),
+      schema,
+    )
     expect(result.errors.map((e) => e.row)).toEqual([3, 4, 5, 6, 7])
   })
 
@@ -117,7 +141,11 @@ describe('validateData: errors', () => {
 
 describe('validateData: statistics', () => {
   it('counts rows, null cells of the schema columns and observes each column type', () => {
-    const schema = { type: 'tabular', columns: ['id', 'price', 'when', 'label', 'mixed', 'empty'], types: ['integer', 'number', 'date', 'string', 'any', 'any'] }
+    const schema = {
+      type: 'tabular',
+      columns: ['id', 'price', 'when', 'label', 'mixed', 'empty'],
+      types: ['integer', 'number', 'date', 'string', 'any', 'any'],
+    }
     const data = [
       { id: 1, price: 2, when: '2024-01-01', label: 'a', mixed: 1, empty: null, extra: true },
       { id: 2, price: 2.5, when: '2024-01-02', label: '2024-01-03', mixed: 'one', empty: null },
@@ -134,18 +162,34 @@ describe('validateData: statistics', () => {
   })
 
   it('is valid with no warnings for clean data', () => {
-    const result = report([{ name: 'Ada', age: 36 }, { name: 'Alan', age: 41 }])
-    expect(result).toEqual({ valid: true, errors: [], warnings: [], statistics: { total_rows: 2, null_count: 0, data_types: { name: 'string', age: 'integer' } } })
+    const result = report([
+      { name: 'Ada', age: 36 },
+      { name: 'Alan', age: 41 },
+    ])
+    expect(result).toEqual({
+      valid: true,
+      errors: [],
+      warnings: [],
+      statistics: { total_rows: 2, null_count: 0, data_types: { name: 'string', age: 'integer' } },
+    })
   })
 
   it('reports an empty data set as valid and empty', () => {
-    expect(report([])).toEqual({ valid: true, errors: [], warnings: [], statistics: { total_rows: 0, null_count: 0, data_types: { name: 'null', age: 'null' } } })
+    expect(report([])).toEqual({
+      valid: true,
+      errors: [],
+      warnings: [],
+      statistics: { total_rows: 0, null_count: 0, data_types: { name: 'null', age: 'null' } },
+    })
   })
 })
 
 describe('validateData: warnings', () => {
   it('names columns that are not in the schema', () => {
-    const result = report([{ name: 'a', age: 1, nickname: 'x' }, { name: 'b', age: 2 }])
+    const result = report([
+      { name: 'a', age: 1, nickname: 'x' },
+      { name: 'b', age: 2 },
+    ])
     expect(result.valid).toBe(true)
     expect(result.warnings).toEqual(["Column 'nickname' is not in expected_schema (present in 1 row)"])
   })
@@ -164,7 +208,13 @@ describe('validateData: warnings', () => {
   })
 
   it('flags duplicate rows, whatever their key order', () => {
-    const result = report([{ name: 'a', age: 1 }, { name: 'b', age: 2 }, { age: 1, name: 'a' }, { name: 'b', age: 2 }, { name: 'b', age: 3 }])
+    const result = report([
+      { name: 'a', age: 1 },
+      { name: 'b', age: 2 },
+      { age: 1, name: 'a' },
+      { name: 'b', age: 2 },
+      { name: 'b', age: 3 },
+    ])
     expect(result.warnings).toEqual(['2 duplicate rows: row 2 repeats row 0, row 3 repeats row 1'])
   })
 
@@ -177,14 +227,27 @@ describe('validateData: warnings', () => {
 
   it('does not call integers among fractions, or dates among text, mixed', () => {
     const schema = { type: 'tabular', columns: ['n', 's'], types: ['number', 'string'] }
-    const result = report([{ n: 1, s: '2024-01-01' }, { n: 1.5, s: 'later' }], schema)
+    const result = report(
+      [
+        { n: 1, s: '2024-01-01' },
+        { n: 1.5, s: 'later' },
+      ],
+      schema,
+    )
     expect(result.warnings).toEqual([])
     expect(result.statistics.data_types).toEqual({ n: 'number', s: 'string' })
   })
 
   it('names the values of a string column that look like numbers', () => {
     const schema = { type: 'tabular', columns: ['zip', 'city'], types: ['string', 'string'] }
-    const result = report([{ zip: '02134', city: 'Boston' }, { zip: 'N1 9GU', city: 'London' }, { zip: '1,250.5', city: '10' }], schema)
+    const result = report(
+      [
+        { zip: '02134', city: 'Boston' },
+        { zip: 'N1 9GU', city: 'London' },
+        { zip: '1,250.5', city: '10' },
+      ],
+      schema,
+    )
     expect(result.warnings).toEqual([
       'Column \'zip\' is declared string but 2 values look like numbers: row 0 ("02134"), row 2 ("1,250.5"); send numbers if the column holds quantities',
       'Column \'city\' is declared string but 1 value looks like numbers: row 2 ("10"); send numbers if the column holds quantities',
@@ -193,7 +256,10 @@ describe('validateData: warnings', () => {
 
   it('names at most five rows in one warning', () => {
     const schema = { type: 'tabular', columns: ['code'], types: ['string'] }
-    const result = report(Array.from({ length: 8 }, (_, i) => ({ code: String(100 + i) })), schema)
+    const result = report(
+      Array.from({ length: 8 }, (_, i) => ({ code: String(100 + i) })),
+      schema,
+    )
     expect(result.warnings).toEqual([
       'Column \'code\' is declared string but 8 values look like numbers: row 0 ("100"), row 1 ("101"), row 2 ("102"), row 3 ("103"), row 4 ("104") and 3 more; send numbers if the column holds quantities',
     ])

@@ -234,7 +234,14 @@ function check(rows: Row[], observedColumns: string[], schema: ExpectedSchema): 
       if (typeof value === 'number' && Number.isFinite(value)) st.numbers.push({ row: r, value })
       if (type === 'string' && typeof value === 'string' && NUMERIC_TEXT.test(value)) st.numericText.push({ row: r, value })
       if (type !== undefined && !matches(type, value)) {
-        report({ code: 'type_mismatch', row: r, column, expected: type, actual, message: `row ${r}: column '${column}' expected ${type}, got ${actual} ${preview(value)}` })
+        report({
+          code: 'type_mismatch',
+          row: r,
+          column,
+          expected: type,
+          actual,
+          message: `row ${r}: column '${column}' expected ${type}, got ${actual} ${preview(value)}`,
+        })
       }
     }
   })
@@ -349,7 +356,9 @@ function duplicateRows(rows: Row[]): [number, number][] {
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
   if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    const entries = Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`
   }
   if (typeof value === 'bigint') return `${value}n`

@@ -37,11 +37,39 @@ export interface ChartType {
 // legible at ten thousand points and a histogram only draws its bins.
 const TYPES: readonly ChartType[] = [
   { id: 'bar', name: 'Bar chart', category: 'comparison', supportedFeatures: ['tooltip', 'animation'], dataFormat: 'tabular', maxDataPoints: 1000 },
-  { id: 'line', name: 'Line chart', category: 'trend', supportedFeatures: ['zoom', 'pan', 'tooltip', 'animation'], dataFormat: 'time_series', maxDataPoints: 10_000 },
-  { id: 'area', name: 'Area chart', category: 'trend', supportedFeatures: ['zoom', 'pan', 'tooltip', 'animation'], dataFormat: 'time_series', maxDataPoints: 10_000 },
+  {
+    id: 'line',
+    name: 'Line chart',
+    category: 'trend',
+    supportedFeatures: ['zoom', 'pan', 'tooltip', 'animation'],
+    dataFormat: 'time_series',
+    maxDataPoints: 10_000,
+  },
+  {
+    id: 'area',
+    name: 'Area chart',
+    category: 'trend',
+    supportedFeatures: ['zoom', 'pan', 'tooltip', 'animation'],
+    dataFormat: 'time_series',
+    maxDataPoints: 10_000,
+  },
   { id: 'pie', name: 'Pie chart', category: 'composition', supportedFeatures: ['tooltip', 'legend', 'animation'], dataFormat: 'tabular', maxDataPoints: 50 },
-  { id: 'donut', name: 'Donut chart', category: 'composition', supportedFeatures: ['tooltip', 'legend', 'animation'], dataFormat: 'tabular', maxDataPoints: 50 },
-  { id: 'scatter', name: 'Scatter plot', category: 'relationship', supportedFeatures: ['zoom', 'pan', 'tooltip', 'animation'], dataFormat: 'tabular', maxDataPoints: 10_000 },
+  {
+    id: 'donut',
+    name: 'Donut chart',
+    category: 'composition',
+    supportedFeatures: ['tooltip', 'legend', 'animation'],
+    dataFormat: 'tabular',
+    maxDataPoints: 50,
+  },
+  {
+    id: 'scatter',
+    name: 'Scatter plot',
+    category: 'relationship',
+    supportedFeatures: ['zoom', 'pan', 'tooltip', 'animation'],
+    dataFormat: 'tabular',
+    maxDataPoints: 10_000,
+  },
   { id: 'histogram', name: 'Histogram', category: 'distribution', supportedFeatures: ['tooltip', 'animation'], dataFormat: 'tabular', maxDataPoints: 100_000 },
   { id: 'heatmap', name: 'Heatmap', category: 'relationship', supportedFeatures: ['tooltip', 'legend'], dataFormat: 'tabular', maxDataPoints: 10_000 },
 ]
@@ -83,9 +111,7 @@ export interface ListChartTypesOptions {
  */
 export function listChartTypes(options: ListChartTypesOptions): { items: ChartType[]; total: number } {
   const { category } = options
-  const matching = category === undefined
-    ? CHART_TYPES
-    : CHART_TYPES.filter((type) => type.category === category || type.id === category)
+  const matching = category === undefined ? CHART_TYPES : CHART_TYPES.filter((type) => type.category === category || type.id === category)
   const offset = Math.max(0, Math.trunc(options.offset))
   const limit = Math.max(0, Math.trunc(options.limit))
   return { items: matching.slice(offset, offset + limit), total: matching.length }

@@ -51,58 +51,121 @@ describe('validateRenderInput', () => {
 
   it('reports every top-level problem with its field', () => {
     expect(fieldsOf({})).toEqual(['chart_type', 'data'])
-    expect(fieldsOf({ chart_type: 'radar', data: [], config: 'x', width: 49, height: 600.5 })).toEqual([
-      'chart_type',
-      'data',
-      'config',
-      'width',
-      'height',
-    ])
+    expect(fieldsOf({ chart_type: 'radar', data: [], config: 'x', width: 49, height: 600.5 })).toEqual(['chart_type', 'data', 'config', 'width', 'height'])
     expect(fieldsOf({ chart_type: 'bar', data: {}, width: 4001, height: '600' })).toEqual(['data', 'width', 'height'])
     expect(issuesOf({ chart_type: 'radar', data: [{}] })[0]?.message).toContain('bar, line')
   })
 
   it('reports item problems by index and key', () => {
-    expect(fieldsOf({
-      chart_type: 'bar',
-      data: [{ label: 'a', value: 1 }, 'x', { label: '', value: 2 }, { label: 'b', value: Number.NaN }, { value: 1 }, { label: 'c' }],
-    })).toEqual(['data[1]', 'data[2].label', 'data[3].value', 'data[4].label', 'data[5].value'])
-    expect(fieldsOf({ chart_type: 'line', data: [{ label: 'a', value: Infinity }, { label: 7, value: '1' }] })).toEqual([
-      'data[0].value',
-      'data[1].label',
-      'data[1].value',
-    ])
+    expect(
+      fieldsOf({
+        chart_type: 'bar',
+        data: [{ label: 'a', value: 1 }, 'x', { label: '', value: 2 }, { label: 'b', value: Number.NaN }, { value: 1 }, { label: 'c' }],
+      }),
+    ).toEqual(['data[1]', 'data[2].label', 'data[3].value', 'data[4].label', 'data[5].value'])
+    expect(
+      fieldsOf({
+        chart_type: 'line',
+        data: [
+          { label: 'a', value: Infinity },
+          { label: 7, value: '1' },
+        ],
+      }),
+    ).toEqual(['data[0].value', 'data[1].label', 'data[1].value'])
     expect(fieldsOf({ chart_type: 'bar', data: [{ label: 'x'.repeat(201), value: 1 }] })).toEqual(['data[0].label'])
   })
 
   it('requires unique labels where a repeat would draw over itself', () => {
-    const issues = issuesOf({ chart_type: 'bar', data: [{ label: 'a', value: 1 }, { label: 'b', value: 1 }, { label: 'a', value: 2 }] })
+    const issues = issuesOf({
+      chart_type: 'bar',
+      data: [
+        { label: 'a', value: 1 },
+        { label: 'b', value: 1 },
+        { label: 'a', value: 2 },
+      ],
+    })
     expect(issues).toEqual([{ field: 'data[2].label', message: expect.stringContaining('data[0]') }])
-    expect(fieldsOf({ chart_type: 'heatmap', data: [{ x: 1, y: 'a', value: 1 }, { x: 1, y: 'a', value: 2 }] })).toEqual(['data[1]'])
+    expect(
+      fieldsOf({
+        chart_type: 'heatmap',
+        data: [
+          { x: 1, y: 'a', value: 1 },
+          { x: 1, y: 'a', value: 2 },
+        ],
+      }),
+    ).toEqual(['data[1]'])
     // 1 and "1" are different columns.
-    expect(validateRenderInput({ chart_type: 'heatmap', data: [{ x: 1, y: 'a', value: 1 }, { x: '1', y: 'a', value: 2 }] }).ok).toBe(true)
-    expect(validateRenderInput({ chart_type: 'scatter', data: [{ x: 1, y: 1, label: 'a' }, { x: 2, y: 2, label: 'a' }] }).ok).toBe(true)
+    expect(
+      validateRenderInput({
+        chart_type: 'heatmap',
+        data: [
+          { x: 1, y: 'a', value: 1 },
+          { x: '1', y: 'a', value: 2 },
+        ],
+      }).ok,
+    ).toBe(true)
+    expect(
+      validateRenderInput({
+        chart_type: 'scatter',
+        data: [
+          { x: 1, y: 1, label: 'a' },
+          { x: 2, y: 2, label: 'a' },
+        ],
+      }).ok,
+    ).toBe(true)
   })
 
   it('checks pie and donut values', () => {
-    expect(fieldsOf({ chart_type: 'pie', data: [{ label: 'a', value: -1 }, { label: 'b', value: 2 }] })).toEqual(['data[0].value'])
-    expect(issuesOf({ chart_type: 'donut', data: [{ label: 'a', value: 0 }] })).toEqual([
-      { field: 'data', message: expect.stringContaining('above 0') },
-    ])
+    expect(
+      fieldsOf({
+        chart_type: 'pie',
+        data: [
+          { label: 'a', value: -1 },
+          { label: 'b', value: 2 },
+        ],
+      }),
+    ).toEqual(['data[0].value'])
+    expect(issuesOf({ chart_type: 'donut', data: [{ label: 'a', value: 0 }] })).toEqual([{ field: 'data', message: expect.stringContaining('above 0') }])
   })
 
   it('takes scatter points or label/value items, one shape throughout', () => {
-    const points = validateRenderInput({ chart_type: 'scatter', data: [{ x: 1, y: 2 }, { x: 3, y: 4, label: 'p' }] })
-    expect(points.ok && points.value.data).toEqual([{ x: 1, y: 2 }, { x: 3, y: 4, label: 'p' }])
-    const indexed = validateRenderInput({ chart_type: 'scatter', data: [{ label: 'a', value: 5 }, { label: 'b', value: 7 }] })
-    expect(indexed.ok && indexed.value.data).toEqual([{ x: 0, y: 5, label: 'a' }, { x: 1, y: 7, label: 'b' }])
+    const points = validateRenderInput({
+      chart_type: 'scatter',
+      data: [
+        { x: 1, y: 2 },
+        { x: 3, y: 4, label: 'p' },
+      ],
+    })
+    expect(points.ok && points.value.data).toEqual([
+      { x: 1, y: 2 },
+      { x: 3, y: 4, label: 'p' },
+    ])
+    const indexed = validateRenderInput({
+      chart_type: 'scatter',
+      data: [
+        { label: 'a', value: 5 },
+        { label: 'b', value: 7 },
+      ],
+    })
+    expect(indexed.ok && indexed.value.data).toEqual([
+      { x: 0, y: 5, label: 'a' },
+      { x: 1, y: 7, label: 'b' },
+    ])
     expect(fieldsOf({ chart_type: 'scatter', data: [{ x: 1, y: 2 }, { label: 'a', value: 1 }, { x: 1 }, { x: 1, y: 2, label: 3 }] })).toEqual([
       'data[1].x',
       'data[1].y',
       'data[2].y',
       'data[3].label',
     ])
-    expect(fieldsOf({ chart_type: 'scatter', data: [{ label: 'a', value: 1 }, { x: 1, y: 2 }] })).toEqual(['data[1].label', 'data[1].value'])
+    expect(
+      fieldsOf({
+        chart_type: 'scatter',
+        data: [
+          { label: 'a', value: 1 },
+          { x: 1, y: 2 },
+        ],
+      }),
+    ).toEqual(['data[1].label', 'data[1].value'])
   })
 
   it('takes histogram values with optional labels', () => {
@@ -114,24 +177,22 @@ describe('validateRenderInput', () => {
   it('takes heatmap cells with string or number coordinates', () => {
     const result = validateRenderInput({ chart_type: 'heatmap', data: [{ x: 'Mon', y: 3, value: 1.5 }] })
     expect(result.ok && result.value.data).toEqual([{ x: 'Mon', y: 3, value: 1.5 }])
-    expect(fieldsOf({ chart_type: 'heatmap', data: [{ x: true, y: '', value: 1 }, { x: 1, y: 2 }] })).toEqual([
-      'data[0].x',
-      'data[0].y',
-      'data[1].value',
-    ])
+    expect(
+      fieldsOf({
+        chart_type: 'heatmap',
+        data: [
+          { x: true, y: '', value: 1 },
+          { x: 1, y: 2 },
+        ],
+      }),
+    ).toEqual(['data[0].x', 'data[0].y', 'data[1].value'])
   })
 
   it('checks config keys and values', () => {
     const base = { chart_type: 'bar', data: [{ label: 'a', value: 1 }] }
-    expect(fieldsOf({ ...base, config: { title: 'x'.repeat(201), colors: ['#12', 'red', '#abcdef', 5], showLegend: 'yes', animate: 1, theme: 'dark' } })).toEqual([
-      'config.theme',
-      'config.title',
-      'config.colors[0]',
-      'config.colors[1]',
-      'config.colors[3]',
-      'config.showLegend',
-      'config.animate',
-    ])
+    expect(
+      fieldsOf({ ...base, config: { title: 'x'.repeat(201), colors: ['#12', 'red', '#abcdef', 5], showLegend: 'yes', animate: 1, theme: 'dark' } }),
+    ).toEqual(['config.theme', 'config.title', 'config.colors[0]', 'config.colors[1]', 'config.colors[3]', 'config.showLegend', 'config.animate'])
     expect(fieldsOf({ ...base, config: { colors: [] } })).toEqual(['config.colors'])
     expect(fieldsOf({ ...base, config: { colors: '#fff' } })).toEqual(['config.colors'])
     expect(fieldsOf({ ...base, config: { title: 5 } })).toEqual(['config.title'])

@@ -81,12 +81,13 @@ interface RenderCommon {
 }
 
 /** A validated render request, its data normalised to the item shape of its chart type. */
-export type RenderInput = RenderCommon & (
-  | { chartType: 'bar' | 'line' | 'area' | 'pie' | 'donut'; data: LabelledValue[] }
-  | { chartType: 'scatter'; data: ScatterPoint[] }
-  | { chartType: 'histogram'; data: HistogramValue[] }
-  | { chartType: 'heatmap'; data: HeatmapCell[] }
-)
+export type RenderInput = RenderCommon &
+  (
+    | { chartType: 'bar' | 'line' | 'area' | 'pie' | 'donut'; data: LabelledValue[] }
+    | { chartType: 'scatter'; data: ScatterPoint[] }
+    | { chartType: 'histogram'; data: HistogramValue[] }
+    | { chartType: 'heatmap'; data: HeatmapCell[] }
+  )
 
 // One notion of "an ISO 8601 date" for the whole service: the analysis module's strict one.
 export { isIsoDate } from '../analysis/iso-date.js'
@@ -187,7 +188,11 @@ function validateData(data: unknown, chartType: ChartTypeId | undefined, issues:
     if (key !== undefined) {
       const first = seen.get(key)
       if (first === undefined) seen.set(key, i)
-      else itemIssues.add(chartType === 'heatmap' ? at : `${at}.label`, `repeats data[${first}]: each ${chartType === 'heatmap' ? 'cell (x, y)' : 'label'} appears once`)
+      else
+        itemIssues.add(
+          chartType === 'heatmap' ? at : `${at}.label`,
+          `repeats data[${first}]: each ${chartType === 'heatmap' ? 'cell (x, y)' : 'label'} appears once`,
+        )
     }
     items.push(item)
   }
@@ -290,9 +295,12 @@ function requireNumber(value: unknown, field: string, itemIssues: ItemIssues): n
 function requireCategory(value: unknown, field: string, itemIssues: ItemIssues): string | number | undefined {
   if (typeof value === 'number' && Number.isFinite(value)) return value
   if (typeof value === 'string' && value.trim().length > 0 && value.length <= MAX_LABEL_LENGTH) return value
-  itemIssues.add(field, value === undefined
-    ? 'is required: a finite number or a non-empty string'
-    : `must be a finite number or a non-empty string of at most ${MAX_LABEL_LENGTH} characters`)
+  itemIssues.add(
+    field,
+    value === undefined
+      ? 'is required: a finite number or a non-empty string'
+      : `must be a finite number or a non-empty string of at most ${MAX_LABEL_LENGTH} characters`,
+  )
   return undefined
 }
 
@@ -328,7 +336,10 @@ function validateConfig(config: unknown, issues: ValidationIssue[]): ChartConfig
       normalised.colors = colors.map((color) => String(color).toLowerCase())
     }
   }
-  for (const [key, value] of [['showLegend', showLegend], ['animate', animate]] as const) {
+  for (const [key, value] of [
+    ['showLegend', showLegend],
+    ['animate', animate],
+  ] as const) {
     if (value === undefined) continue
     if (typeof value !== 'boolean') issues.push({ field: `config.${key}`, message: 'must be true or false' })
     else normalised[key] = value
@@ -344,4 +355,3 @@ function validateSize(value: unknown, field: 'width' | 'height', fallback: numbe
   }
   return value
 }
-

@@ -43,7 +43,10 @@ export function measureText(text: string, size: number, bold = false): number {
     measurer.registerFont('regular', CHART_FONT.regularFile)
     measurer.registerFont('bold', CHART_FONT.boldFile)
   }
-  const width = measurer.font(bold ? 'bold' : 'regular').fontSize(size).widthOfString(text)
+  const width = measurer
+    .font(bold ? 'bold' : 'regular')
+    .fontSize(size)
+    .widthOfString(text)
   if (cache.size >= CACHE_LIMIT) cache.clear()
   cache.set(key, width)
   return width

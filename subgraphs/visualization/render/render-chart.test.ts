@@ -2,14 +2,7 @@ import { inflateSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { CHART_TYPE_IDS } from './chart-catalog.js'
 import { validateRenderInput, type RenderInput } from './chart-input.js'
-import {
-  MAX_PNG_PIXELS,
-  pngPixelSize,
-  renderChart,
-  renderSvg,
-  svgToPdf,
-  svgToPngAsync,
-} from './render-chart.js'
+import { MAX_PNG_PIXELS, pngPixelSize, renderChart, renderSvg, svgToPdf, svgToPngAsync } from './render-chart.js'
 import { SAMPLE_LABELS, SAMPLE_ROWS, sampleRenderRequest } from './sample-charts.js'
 import { buildSpec } from './vega-lite-spec.js'
 
@@ -175,11 +168,13 @@ describe('svgToPng', () => {
 
   it('writes exactly width × height pixels whatever the quality; quality only sets the colours', async () => {
     const svg = await svgPromise
-    const sizes = await Promise.all([0, 40, 80, 99, 100].map(async (quality) => {
-      const png = await svgToPngAsync(svg, { width: 640, height: 480, quality })
-      expect(png.subarray(0, 4).toString('latin1')).toBe('\x89PNG')
-      return { bytes: png.length, ...header(png) }
-    }))
+    const sizes = await Promise.all(
+      [0, 40, 80, 99, 100].map(async (quality) => {
+        const png = await svgToPngAsync(svg, { width: 640, height: 480, quality })
+        expect(png.subarray(0, 4).toString('latin1')).toBe('\x89PNG')
+        return { bytes: png.length, ...header(png) }
+      }),
+    )
     expect(sizes.map((s) => [s.width, s.height])).toEqual(Array(5).fill([640, 480]))
     // Below 100: a quantized palette; 100: lossless truecolour with alpha.
     expect(sizes.map((s) => s.colourType)).toEqual([3, 3, 3, 3, 6])
@@ -291,6 +286,8 @@ describe('renderChart', () => {
     expect(svgTexts(svg.text ?? '')).toContain(name)
     expect(svg.dataPoints).toBe(chart.data.length)
     expect(png.bytes.subarray(0, 4).toString('latin1')).toBe('\x89PNG')
-    console.log(`${name}: svg ${svg.renderTimeMs} ms (${Math.round(svg.bytes.length / 1024)} KiB), png ${png.renderTimeMs} ms (${Math.round(png.bytes.length / 1024)} KiB)`)
+    console.log(
+      `${name}: svg ${svg.renderTimeMs} ms (${Math.round(svg.bytes.length / 1024)} KiB), png ${png.renderTimeMs} ms (${Math.round(png.bytes.length / 1024)} KiB)`,
+    )
   })
 })

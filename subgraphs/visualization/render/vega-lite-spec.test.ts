@@ -91,7 +91,15 @@ describe('buildSpec', () => {
   })
 
   it('reads ISO date-times without an offset as UTC', () => {
-    const spec = buildSpec(input({ chart_type: 'line', data: [{ label: '2024-01-01T06:00', value: 1 }, { label: '2024-01-02', value: 2 }] })) as Json
+    const spec = buildSpec(
+      input({
+        chart_type: 'line',
+        data: [
+          { label: '2024-01-01T06:00', value: 1 },
+          { label: '2024-01-02', value: 2 },
+        ],
+      }),
+    ) as Json
     expect(spec.data.values.map((d: Json) => d.t)).toEqual([Date.UTC(2024, 0, 1, 6), Date.UTC(2024, 0, 2)])
   })
 

@@ -112,9 +112,22 @@ function chartBody(input: RenderInput): Spec {
 function barBody(data: LabelledValue[], input: RenderInput): Spec {
   const colors = input.config.colors ?? []
   const encoding: Spec = {
-    x: { field: 'label', type: 'nominal', sort: null, title: null, axis: discreteAxis(data.map((d) => d.label), input.width, 'x') },
+    x: {
+      field: 'label',
+      type: 'nominal',
+      sort: null,
+      title: null,
+      axis: discreteAxis(
+        data.map((d) => d.label),
+        input.width,
+        'x',
+      ),
+    },
     y: { field: 'value', type: 'quantitative', title: null },
-    tooltip: [{ field: 'label', type: 'nominal' }, { field: 'value', type: 'quantitative' }],
+    tooltip: [
+      { field: 'label', type: 'nominal' },
+      { field: 'value', type: 'quantitative' },
+    ],
   }
   // Several colours are cycled over the bars; the x axis already names them, so no legend.
   if (colors.length > 1) encoding.color = { field: 'label', type: 'nominal', sort: null, scale: { range: colors }, legend: null }
@@ -133,7 +146,17 @@ function trendBody(type: 'line' | 'area', data: LabelledValue[], input: RenderIn
   const values = data.map(({ label, value }) => (temporal ? { label, value, t: utcMillis(label) } : { label, value }))
   const x = temporal
     ? { field: 't', type: 'temporal', scale: { type: 'utc' }, title: null }
-    : { field: 'label', type: 'ordinal', sort: null, title: null, axis: discreteAxis(data.map((d) => d.label), input.width, 'x') }
+    : {
+        field: 'label',
+        type: 'ordinal',
+        sort: null,
+        title: null,
+        axis: discreteAxis(
+          data.map((d) => d.label),
+          input.width,
+          'x',
+        ),
+      }
   const mark: Spec = { type, color, aria: data.length <= MAX_DESCRIBED_MARKS }
   if (type === 'area') Object.assign(mark, { opacity: 0.7, line: { color } })
   const spec: Spec = {
@@ -142,7 +165,10 @@ function trendBody(type: 'line' | 'area', data: LabelledValue[], input: RenderIn
     encoding: {
       x,
       y: { field: 'value', type: 'quantitative', title: null },
-      tooltip: [{ field: 'label', type: 'nominal' }, { field: 'value', type: 'quantitative' }],
+      tooltip: [
+        { field: 'label', type: 'nominal' },
+        { field: 'value', type: 'quantitative' },
+      ],
     },
   }
   // Scale bindings need a continuous x; an ordinal axis has nothing to zoom.
@@ -168,7 +194,10 @@ function arcBody(type: 'pie' | 'donut', data: LabelledValue[], input: RenderInpu
     theta: { field: 'value', type: 'quantitative', stack: true },
     color,
     order: { field: 'i', type: 'quantitative' },
-    tooltip: [{ field: 'label', type: 'nominal' }, { field: 'value', type: 'quantitative' }],
+    tooltip: [
+      { field: 'label', type: 'nominal' },
+      { field: 'value', type: 'quantitative' },
+    ],
   }
   if (showLegend) return { data: { values }, mark: arc, encoding }
   // Without a legend the slices name themselves just outside the pie, each label running away
@@ -246,7 +275,10 @@ function scatterBody(data: ScatterPoint[], input: RenderInput): Spec {
   const many = data.length > MAX_DESCRIBED_MARKS
   const labelled = data.filter((d) => d.label !== undefined).length
   const values = data.map(({ x, y, label }) => (label === undefined ? { x, y } : { x, y, label }))
-  const tooltip: Spec[] = [{ field: 'x', type: 'quantitative' }, { field: 'y', type: 'quantitative' }]
+  const tooltip: Spec[] = [
+    { field: 'x', type: 'quantitative' },
+    { field: 'y', type: 'quantitative' },
+  ]
   if (labelled > 0) tooltip.unshift({ field: 'label', type: 'nominal' })
   const point: Spec = {
     mark: { type: 'point', filled: true, color, size: many ? 12 : 40, opacity: many ? 0.5 : 0.8, aria: !many },
@@ -294,9 +326,7 @@ function heatmapBody(data: HeatmapCell[], input: RenderInput): Spec {
   const ys = distinct(data.map((d) => d.y))
   // Numbers read as an ordered scale; names keep the order they first appear in.
   const axisSort = (values: (string | number)[]) => (values.every((v) => typeof v === 'number') ? 'ascending' : null)
-  const scale: Spec = colors === undefined
-    ? { scheme: 'blues' }
-    : { range: colors.length === 1 ? [HEATMAP_LOW, colors[0]] : colors }
+  const scale: Spec = colors === undefined ? { scheme: 'blues' } : { range: colors.length === 1 ? [HEATMAP_LOW, colors[0]] : colors }
   return {
     data: { values: data.map(({ x, y, value }) => ({ x, y, value })) },
     mark: { type: 'rect', aria: data.length <= MAX_DESCRIBED_MARKS },
@@ -304,7 +334,11 @@ function heatmapBody(data: HeatmapCell[], input: RenderInput): Spec {
       x: { field: 'x', type: 'ordinal', sort: axisSort(xs), title: null, axis: discreteAxis(xs, input.width, 'x') },
       y: { field: 'y', type: 'ordinal', sort: axisSort(ys), title: null, axis: discreteAxis(ys, input.height, 'y') },
       color: { field: 'value', type: 'quantitative', scale, legend: showLegend ? { title: null } : null },
-      tooltip: [{ field: 'x', type: 'ordinal' }, { field: 'y', type: 'ordinal' }, { field: 'value', type: 'quantitative' }],
+      tooltip: [
+        { field: 'x', type: 'ordinal' },
+        { field: 'y', type: 'ordinal' },
+        { field: 'value', type: 'quantitative' },
+      ],
     },
   }
 }

@@ -163,7 +163,11 @@ export const csvFormat: FileFormat<CsvSettings> = {
       // Quote an empty string so it reads back as '' and not as NULL (the bare empty field).
       cast: { string: (value: string) => (value === '' ? { value, quoted_empty: true } : value) },
     }
-    return (rows) => stringify(rows.map((row) => columns.map((c) => csvField(c, row[c.name]))), options)
+    return (rows) =>
+      stringify(
+        rows.map((row) => columns.map((c) => csvField(c, row[c.name]))),
+        options,
+      )
   },
   header: {
     text(columns, settings) {
