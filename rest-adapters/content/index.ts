@@ -67,7 +67,6 @@ export const contentService = defineService(contentCore, {
     app.post(
       `${BASE}/generate/lesson`,
       {
-        config: { scope: 'content:generate' },
         schema: {
           summary: 'Generate a 5E lesson',
           body: {
@@ -97,7 +96,6 @@ export const contentService = defineService(contentCore, {
     app.post(
       `${BASE}/generate/problems`,
       {
-        config: { scope: 'content:generate' },
         schema: {
           summary: 'Generate practice problems with verified answers',
           body: {
@@ -125,7 +123,6 @@ export const contentService = defineService(contentCore, {
     app.post(
       `${BASE}/generate/assessment`,
       {
-        config: { scope: 'content:generate' },
         schema: {
           summary: 'Generate an assessment',
           body: {
@@ -153,7 +150,6 @@ export const contentService = defineService(contentCore, {
     app.post(
       `${BASE}/generate/video`,
       {
-        config: { scope: 'content:generate' },
         schema: {
           summary: 'Render a narrated video from a script (a job: answers 202 with status processing)',
           body: {
@@ -185,7 +181,6 @@ export const contentService = defineService(contentCore, {
     app.get(
       `${BASE}/videos/:videoId`,
       {
-        config: { scope: 'content:read' },
         schema: { summary: 'A video and its rendering state (extension)', params: videoParams } as const,
       },
       async (request) => domain.getVideo(request.principal, request.params.videoId),
@@ -194,7 +189,6 @@ export const contentService = defineService(contentCore, {
     app.get(
       `${BASE}/videos/:videoId/:file`,
       {
-        config: { scope: 'content:read' },
         schema: {
           summary: 'A rendered video file: video.mp4 (byte ranges), thumbnail.png or captions.vtt (extension)',
           params: {
@@ -217,7 +211,6 @@ export const contentService = defineService(contentCore, {
     app.get(
       `${BASE}/topics`,
       {
-        config: { scope: 'content:generate' },
         schema: { summary: 'Topics the offline engine covers (extension)', querystring: { type: 'object', additionalProperties: false } } as const,
       },
       async () => ({ topics: SUPPORTED_TOPICS }),
@@ -226,7 +219,6 @@ export const contentService = defineService(contentCore, {
     app.post(
       `${BASE}/validate`,
       {
-        config: { scope: 'content:generate' },
         schema: {
           summary: 'Check content: grammar, factual accuracy, bias, accessibility, standards alignment',
           body: {
@@ -247,7 +239,6 @@ export const contentService = defineService(contentCore, {
     app.post(
       `${BASE}/content`,
       {
-        config: { scope: 'content:write' },
         schema: {
           summary: 'Store a content item',
           body: {
@@ -267,7 +258,6 @@ export const contentService = defineService(contentCore, {
     app.get(
       `${BASE}/content`,
       {
-        config: { scope: 'content:read' },
         schema: {
           summary: `List content, newest first (page 1 and ${CONTENT_PAGE.defaultLimit} items by default, at most ${CONTENT_PAGE.maxLimit})`,
           querystring: {
@@ -292,7 +282,6 @@ export const contentService = defineService(contentCore, {
     app.get(
       `${BASE}/content/:contentId`,
       {
-        config: { scope: 'content:read' },
         schema: { summary: 'One content item (extension)', params: contentParams } as const,
       },
       async (request) => itemBody(await domain.getContent(request.principal, request.params.contentId)),
@@ -301,7 +290,6 @@ export const contentService = defineService(contentCore, {
     app.put(
       `${BASE}/content/:contentId`,
       {
-        config: { scope: 'content:write' },
         schema: {
           summary: 'Replace the given fields of a content item',
           params: contentParams,
@@ -319,7 +307,6 @@ export const contentService = defineService(contentCore, {
     app.delete(
       `${BASE}/content/:contentId`,
       {
-        config: { scope: 'content:write' },
         schema: { summary: 'Delete a content item', params: contentParams } as const,
       },
       async (request, reply) => {
@@ -331,7 +318,6 @@ export const contentService = defineService(contentCore, {
     app.post(
       `${BASE}/events`,
       {
-        config: { scope: 'content:events' },
         schema: {
           summary: `Record learner events, idempotent on each event id (extension; up to ${EVENT_LIMITS.batch} a batch)`,
           body: { type: 'object', required: ['events'], additionalProperties: false, properties: { events: { type: 'array' } } },
@@ -345,7 +331,6 @@ export const contentService = defineService(contentCore, {
     app.post(
       `${BASE}/webhooks`,
       {
-        config: { scope: 'content:webhooks' },
         schema: {
           summary: `Subscribe a URL to content events (${CONTENT_EVENT_TYPES.join(', ')})`,
           body: {
@@ -370,7 +355,6 @@ export const contentService = defineService(contentCore, {
     app.get(
       `${BASE}/webhooks`,
       {
-        config: { scope: 'content:webhooks' },
         schema: { summary: 'The webhook subscriptions of the caller’s environment', querystring: { type: 'object', additionalProperties: false } } as const,
       },
       async (request) => ({ items: await domain.listWebhooks(request.principal) }),
@@ -379,7 +363,6 @@ export const contentService = defineService(contentCore, {
     app.get(
       `${BASE}/webhooks/:webhookId`,
       {
-        config: { scope: 'content:webhooks' },
         schema: { summary: 'One webhook subscription', params: webhookParams } as const,
       },
       async (request) => domain.getWebhook(request.principal, request.params.webhookId),
@@ -388,7 +371,6 @@ export const contentService = defineService(contentCore, {
     app.delete(
       `${BASE}/webhooks/:webhookId`,
       {
-        config: { scope: 'content:webhooks' },
         schema: { summary: 'Delete a webhook subscription with its delivery log', params: webhookParams } as const,
       },
       async (request, reply) => {
@@ -400,7 +382,6 @@ export const contentService = defineService(contentCore, {
     app.post(
       `${BASE}/webhooks/:webhookId/enable`,
       {
-        config: { scope: 'content:webhooks' },
         schema: { summary: 'Enable a subscription disabled after failed deliveries', params: webhookParams } as const,
       },
       async (request) => domain.enableWebhook(request.principal, request.params.webhookId),
@@ -409,7 +390,6 @@ export const contentService = defineService(contentCore, {
     app.get(
       `${BASE}/webhooks/:webhookId/deliveries`,
       {
-        config: { scope: 'content:webhooks' },
         schema: {
           summary: `Delivery log, newest first (${DELIVERY_PAGE.defaultLimit} by default, at most ${DELIVERY_PAGE.maxLimit})`,
           params: webhookParams,
@@ -422,7 +402,6 @@ export const contentService = defineService(contentCore, {
     app.post(
       `${BASE}/webhooks/:webhookId/deliveries/:deliveryId/redeliver`,
       {
-        config: { scope: 'content:webhooks' },
         schema: {
           summary: 'Send a delivery again (same event id)',
           params: {
@@ -438,7 +417,6 @@ export const contentService = defineService(contentCore, {
     app.post(
       `${BASE}/recommendations`,
       {
-        config: { scope: 'content:read' },
         schema: {
           summary: 'Stored content ranked for a student by mastery, prerequisites, difficulty and time',
           body: {
@@ -460,7 +438,6 @@ export const contentService = defineService(contentCore, {
     app.get(
       `${BASE}/analytics/:contentId`,
       {
-        config: { scope: 'content:read' },
         schema: {
           summary: `Engagement, effectiveness and usage of a content item over a time range (metrics: ${ANALYTICS_BLOCKS.join(', ')})`,
           params: contentParams,

@@ -149,7 +149,6 @@ export const heritageService = defineService(heritageCore, {
     app.get(
       `${base}/artifacts`,
       {
-        config: { scope: 'heritage:read' },
         schema: {
           summary: 'List artifacts, oldest first',
           querystring: {
@@ -170,7 +169,6 @@ export const heritageService = defineService(heritageCore, {
     app.post(
       `${base}/artifacts`,
       {
-        config: { scope: 'heritage:write' },
         schema: {
           summary: 'Catalogue an artifact',
           body: {
@@ -197,7 +195,7 @@ export const heritageService = defineService(heritageCore, {
       },
     )
 
-    app.get(`${base}/artifacts/:id`, { config: { scope: 'heritage:read' }, schema: { summary: 'One artifact', params: idParams } as const }, async (request) =>
+    app.get(`${base}/artifacts/:id`, { schema: { summary: 'One artifact', params: idParams } as const }, async (request) =>
       artifactBody(await domain.getArtifact(request.principal, request.params.id)),
     )
 
@@ -205,7 +203,6 @@ export const heritageService = defineService(heritageCore, {
     app.post(
       `${base}/artifacts/:id/models`,
       {
-        config: { scope: 'heritage:write' },
         schema: { summary: 'Upload a glTF 2.0 model (multipart/form-data: file, format, resolution)', params: idParams } as const,
       },
       async (request, reply) => {
@@ -220,15 +217,13 @@ export const heritageService = defineService(heritageCore, {
       },
     )
 
-    app.get(
-      `${base}/artifacts/:id/models/:modelId`,
-      { config: { scope: 'heritage:read' }, schema: { summary: "A model's metadata", params: modelParams } as const },
-      async (request) => modelBody(await domain.getModel(request.principal, request.params.id, request.params.modelId)),
+    app.get(`${base}/artifacts/:id/models/:modelId`, { schema: { summary: "A model's metadata", params: modelParams } as const }, async (request) =>
+      modelBody(await domain.getModel(request.principal, request.params.id, request.params.modelId)),
     )
 
     app.get(
       `${base}/artifacts/:id/models/:modelId/file`,
-      { config: { scope: 'heritage:read' }, schema: { summary: "A model's file (range requests served)", params: modelParams } as const },
+      { schema: { summary: "A model's file (range requests served)", params: modelParams } as const },
       async (request, reply) => {
         const file = await domain.downloadModel(request.principal, request.params.id, request.params.modelId, request.headers.range, {
           headersOnly: request.method === 'HEAD',
@@ -243,7 +238,6 @@ export const heritageService = defineService(heritageCore, {
     app.post(
       `${base}/tours`,
       {
-        config: { scope: 'heritage:write' },
         schema: {
           summary: 'Create a virtual tour',
           body: {
@@ -280,29 +274,25 @@ export const heritageService = defineService(heritageCore, {
       },
     )
 
-    app.get(`${base}/tours/:id`, { config: { scope: 'heritage:read' }, schema: { summary: 'A tour', params: idParams } as const }, async (request) =>
+    app.get(`${base}/tours/:id`, { schema: { summary: 'A tour', params: idParams } as const }, async (request) =>
       tourBody(await domain.getTour(request.principal, request.params.id)),
     )
 
-    app.get(
-      `${base}/tours/:id/view`,
-      { config: { scope: 'heritage:read' }, schema: { summary: "A tour's viewer page (HTML)", params: idParams } as const },
-      async (request, reply) => {
-        const view = await domain.viewTour(request.principal, request.params.id)
-        return (
-          reply
-            .header('content-type', 'text/html; charset=utf-8')
-            .header('cache-control', 'private, no-cache')
-            .header('referrer-policy', 'no-referrer')
-            // Everything from this origin: the viewer script, the models, nothing else.
-            .header(
-              'content-security-policy',
-              "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self' data: blob:; worker-src 'self' blob:",
-            )
-            .send(tourPage({ ...view, viewerScript: VIEWER_PATH }))
-        )
-      },
-    )
+    app.get(`${base}/tours/:id/view`, { schema: { summary: "A tour's viewer page (HTML)", params: idParams } as const }, async (request, reply) => {
+      const view = await domain.viewTour(request.principal, request.params.id)
+      return (
+        reply
+          .header('content-type', 'text/html; charset=utf-8')
+          .header('cache-control', 'private, no-cache')
+          .header('referrer-policy', 'no-referrer')
+          // Everything from this origin: the viewer script, the models, nothing else.
+          .header(
+            'content-security-policy',
+            "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self' data: blob:; worker-src 'self' blob:",
+          )
+          .send(tourPage({ ...view, viewerScript: VIEWER_PATH }))
+      )
+    })
 
     app.get(VIEWER_PATH, { config: { public: true } }, async (_request, reply) =>
       reply.header('content-type', 'text/javascript; charset=utf-8').header('cache-control', 'public, max-age=86400').send(createReadStream(MODEL_VIEWER)),
@@ -312,7 +302,6 @@ export const heritageService = defineService(heritageCore, {
     app.get(
       `${base}/artifacts/:id/metadata/dublincore`,
       {
-        config: { scope: 'heritage:read' },
         schema: { summary: 'The Dublin Core record (JSON, or oai_dc XML with Accept: application/xml)', params: idParams } as const,
       },
       async (request, reply) => {
@@ -325,7 +314,6 @@ export const heritageService = defineService(heritageCore, {
     app.put(
       `${base}/artifacts/:id/metadata/dublincore`,
       {
-        config: { scope: 'heritage:write' },
         schema: {
           summary: 'Replace the Dublin Core record',
           params: idParams,
@@ -341,7 +329,7 @@ export const heritageService = defineService(heritageCore, {
 
     app.get(
       `${base}/artifacts/:id/metadata/cidoc`,
-      { config: { scope: 'heritage:read' }, schema: { summary: 'The Linked Art (CIDOC-CRM) JSON-LD record', params: idParams } as const },
+      { schema: { summary: 'The Linked Art (CIDOC-CRM) JSON-LD record', params: idParams } as const },
       async (request, reply) =>
         reply.header('content-type', 'application/ld+json; charset=utf-8').send(await domain.getLinkedArt(request.principal, request.params.id)),
     )
@@ -350,7 +338,6 @@ export const heritageService = defineService(heritageCore, {
     app.get(
       `${base}/search`,
       {
-        config: { scope: 'heritage:read' },
         schema: {
           summary: 'Full-text search with culture and period filters',
           querystring: {
@@ -379,7 +366,6 @@ export const heritageService = defineService(heritageCore, {
     app.get(
       `${base}/artifacts/:id/analytics`,
       {
-        config: { scope: 'heritage:read' },
         schema: {
           summary: 'Per-day analytics of an artifact',
           params: idParams,
@@ -397,7 +383,6 @@ export const heritageService = defineService(heritageCore, {
     app.get(
       `${base}/oai`,
       {
-        config: { scope: 'heritage:read' },
         schema: {
           summary: 'OAI-PMH 2.0 (oai_dc)',
           // Every argument passes through: the protocol answers unknown ones with badArgument.
