@@ -100,28 +100,12 @@ export function createVisualizationResolvers(service: VisualizationService): Res
     ChartRecommendation: {
       chartType: (r) => r.chart_type,
     },
-    // Rows another subgraph owns (@requires), drawn like a run's output.
+    // Series another subgraph owns (@requires); which fields are drawn is the domain's choice.
     Team: {
-      seasonChart: (team, args, ctx) =>
-        service.chartOfRows(ctx.actor, (team.seasonRecord ?? []) as unknown as Record<string, unknown>[], {
-          chartType: args.chartType ?? 'line',
-          xField: 'date',
-          valueField: 'wins',
-          config: configBody(args.config),
-          width: args.width ?? undefined,
-          height: args.height ?? undefined,
-        }),
+      seasonChart: (team, args, ctx) => service.chartOfSeries(ctx.actor, 'teamSeason', rowsOf(team.seasonRecord), lookOf(args)),
     },
     Artifact: {
-      analyticsChart: (artifact, args, ctx) =>
-        service.chartOfRows(ctx.actor, (artifact.viewsPerDay ?? []) as unknown as Record<string, unknown>[], {
-          chartType: args.chartType ?? 'line',
-          xField: 'date',
-          valueField: 'views',
-          config: configBody(args.config),
-          width: args.width ?? undefined,
-          height: args.height ?? undefined,
-        }),
+      analyticsChart: (artifact, args, ctx) => service.chartOfSeries(ctx.actor, 'artifactViews', rowsOf(artifact.viewsPerDay), lookOf(args)),
     },
     RunOutput: {
       chart: (output, { input }, ctx) =>
@@ -134,3 +118,12 @@ export function createVisualizationResolvers(service: VisualizationService): Res
     },
   }
 }
+
+const rowsOf = (points: readonly object[] | null | undefined) => (points ?? []) as unknown as Record<string, unknown>[]
+
+const lookOf = (args: { chartType?: string | null; config?: Parameters<typeof configBody>[0]; width?: number | null; height?: number | null }) => ({
+  chartType: args.chartType ?? undefined,
+  config: configBody(args.config),
+  width: args.width ?? undefined,
+  height: args.height ?? undefined,
+})

@@ -108,6 +108,17 @@ export interface RunChartRequest extends RowMapping {
 /** Who reads a chart: a credential's principal, or a page holding a chart's embed token. */
 export type Viewer = Principal | { method: 'embed'; id: string; chartId: string; scopes: readonly string[] }
 
+/** Series of other services this service charts, and which of their fields it draws. */
+const SERIES = {
+  /** An esports team's wins after each match, by match date. */
+  teamSeason: { xField: 'date', valueField: 'wins' },
+  /** A heritage artifact's views per day. */
+  artifactViews: { xField: 'date', valueField: 'views' },
+} as const
+
+/** A series of another service that this service charts. */
+export type SeriesKind = keyof typeof SERIES
+
 /** What the visualization service needs from the platform. */
 export interface VisualizationServiceDeps {
   prisma: PrismaClient
@@ -284,6 +295,19 @@ export function createVisualizationService(deps: VisualizationServiceDeps) {
      * needs only the read scope, so nothing is stored: the caller keeps the chart, if it wants
      * to, with `renderChart` (which needs the write scope).
      */
+    /**
+     * A series another service owns (an esports team's season, a heritage artifact's daily
+     * views), drawn the one way this service draws it; `chartType` and the look may vary.
+     */
+    chartOfSeries(
+      actor: Principal | null,
+      series: SeriesKind,
+      rows: readonly Record<string, unknown>[],
+      look: Pick<RunChartRequest, 'config' | 'width' | 'height'> & { chartType?: string },
+    ): Promise<RunChartPreview> {
+      return service.chartOfRows(actor, rows, { ...SERIES[series], ...look, chartType: look.chartType ?? 'line' })
+    },
+
     async chartOfRows(actor: Principal | null, rows: readonly Record<string, unknown>[], input: RunChartRequest): Promise<RunChartPreview> {
       authorize(actor, 'read')
       const mapped = rowsToChartData(rows, input)
